@@ -1,0 +1,1460 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Native perf.data reader: file and pipe mode, little- and big-endian
+ * producers, zstd-compressed records (COMPRESSED and COMPRESSED2).
+ *
+ * The file is mapped (or, for standard input, read into memory) and
+ * walked once per cachepin_perf__for_each_sample() call.  Every field is
+ * loaded with an explicit byte order; every variable-length part of a
+ * record is checked against the record size before it is used.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uthash.h>
+#include <zstd.h>
+#include "cachepin/perf.h"
+#include "internal.h"
+
+/* perf_event_attr.sample_type bits */
+#define ST_IP			(1ULL << 0)
+#define ST_TID			(1ULL << 1)
+#define ST_TIME			(1ULL << 2)
+#define ST_ADDR			(1ULL << 3)
+#define ST_READ			(1ULL << 4)
+#define ST_CALLCHAIN		(1ULL << 5)
+#define ST_ID			(1ULL << 6)
+#define ST_CPU			(1ULL << 7)
+#define ST_PERIOD		(1ULL << 8)
+#define ST_STREAM_ID		(1ULL << 9)
+#define ST_RAW			(1ULL << 10)
+#define ST_BRANCH_STACK		(1ULL << 11)
+#define ST_REGS_USER		(1ULL << 12)
+#define ST_STACK_USER		(1ULL << 13)
+#define ST_WEIGHT		(1ULL << 14)
+#define ST_DATA_SRC		(1ULL << 15)
+#define ST_IDENTIFIER		(1ULL << 16)
+#define ST_TRANSACTION		(1ULL << 17)
+#define ST_REGS_INTR		(1ULL << 18)
+#define ST_PHYS_ADDR		(1ULL << 19)
+#define ST_AUX			(1ULL << 20)
+#define ST_CGROUP		(1ULL << 21)
+#define ST_DATA_PAGE_SIZE	(1ULL << 22)
+#define ST_CODE_PAGE_SIZE	(1ULL << 23)
+#define ST_WEIGHT_STRUCT	(1ULL << 24)
+
+#define RF_TOTAL_TIME_ENABLED	(1ULL << 0)
+#define RF_TOTAL_TIME_RUNNING	(1ULL << 1)
+#define RF_ID			(1ULL << 2)
+#define RF_GROUP		(1ULL << 3)
+#define RF_LOST			(1ULL << 4)
+
+#define BST_HW_INDEX		(1ULL << 17)
+#define BST_COUNTERS		(1ULL << 19)
+
+#define AF_FREQ			(1ULL << 10)
+#define AF_SAMPLE_ID_ALL	(1ULL << 18)
+
+enum {
+	REC_MMAP = 1, REC_LOST = 2, REC_COMM = 3, REC_EXIT = 4, REC_FORK = 7,
+	REC_SAMPLE = 9, REC_MMAP2 = 10, REC_LOST_SAMPLES = 13,
+	REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66,
+	REC_HEADER_BUILD_ID = 67, REC_FINISHED_ROUND = 68, REC_ID_INDEX = 69,
+	REC_AUXTRACE = 71, REC_HEADER_FEATURE = 80, REC_COMPRESSED = 81,
+	REC_COMPRESSED2 = 83,
+};
+
+enum {
+	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6,
+	FEAT_EVENT_DESC = 12, FEAT_COMPRESSED = 27,
+};
+
+#define CPUMODE_MASK		7
+#define CPUMODE_KERNEL		1
+#define MISC_BUILD_ID_SIZE	0x8000
+
+#define CTX_HV			((uint64_t)-32)
+#define CTX_KERNEL		((uint64_t)-128)
+#define CTX_USER		((uint64_t)-512)
+#define CTX_USER_DEFERRED	((uint64_t)-640)
+#define CTX_MAX			((uint64_t)-4095)
+
+#define ATTR_MAX		136	/* PERF_ATTR_SIZE_VER8 */
+#define FILE_HEADER_SIZE	104
+#define KALLSYMS		"[kernel.kallsyms]"
+
+/* perf's stop value for callbacks, distinct from any errno */
+#define WALK_STOP		1
+
+struct perf_attr {
+	uint64_t sample_type, read_format, flags, sample_period;
+	uint64_t branch_sample_type;
+	unsigned int nr_regs_user, nr_regs_intr;
+	char *name;
+};
+
+struct perf_id {
+	uint64_t id;
+	size_t attr;
+	UT_hash_handle hh;
+};
+
+struct perf_map {
+	uint64_t start, end, pgoff;
+	char *name;
+};
+
+struct perf_proc {
+	uint32_t pid;
+	struct perf_map *maps;
+	size_t nr, cap, last;
+	UT_hash_handle hh;
+};
+
+struct cachepin_perf {
+	char *path;
+	const uint8_t *buf;
+	size_t len;
+	bool mapped;
+	bool be;
+
+	uint64_t data_off, data_end;	/* record stream [data_off, data_end) */
+
+	struct perf_attr *attrs;
+	size_t nr_attrs, cap_attrs, nr_file_attrs;
+	struct perf_id *ids;
+	uint64_t id_cache_id;
+	size_t id_cache_attr;
+	bool id_cache_valid;
+	int id_pos, is_pos;		/* perf's positions, from attrs[0] */
+	bool ids_identifier;
+
+	struct perf_proc *procs;
+	struct perf_proc *last_proc;
+	ssize_t kernel_idx;		/* into meta.kmaps, -1 if none */
+	uint64_t mod_lo, mod_hi;	/* bounding box of module maps */
+	size_t kmap_last;
+	size_t cap_kmaps, cap_buildids;
+
+	struct cachepin_frame *frames;
+	size_t cap_frames;
+
+	ZSTD_DCtx *zctx;
+	uint8_t *zbuf;
+	size_t zlen, zcap;
+
+	bool stopped;
+	int stop_val;
+	ssize_t first_attr;		/* attr of the first sample */
+
+	struct cachepin_perf_meta meta;
+};
+
+static inline uint16_t ld16(const struct cachepin_perf *p, const uint8_t *q)
+{
+	return get_u16(q, p->be);
+}
+
+static inline uint32_t ld32(const struct cachepin_perf *p, const uint8_t *q)
+{
+	return get_u32(q, p->be);
+}
+
+static inline uint64_t ld64(const struct cachepin_perf *p, const uint8_t *q)
+{
+	uint64_t v;
+
+	if (!p->be) {
+		memcpy(&v, q, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		return v;
+#else
+		return __builtin_bswap64(v);
+#endif
+	}
+	return get_u64(q, true);
+}
+
+static uint64_t bitreverse64(uint64_t v)
+{
+	uint64_t r = 0;
+	int i;
+
+	for (i = 0; i < 64; i++, v >>= 1)
+		r = r << 1 | (v & 1);
+	return r;
+}
+
+/* Copy a perf "string" (u32 len + NUL-padded bytes) at q; *adv gets its size. */
+static char *perf_string(const struct cachepin_perf *p, const uint8_t *q,
+			 size_t avail, size_t *adv)
+{
+	uint32_t n;
+	char *s;
+
+	if (avail < 4)
+		return NULL;
+	n = ld32(p, q);
+	if (n > avail - 4)
+		return NULL;
+	s = strndup((const char *)q + 4, n);
+	if (s && adv)
+		*adv = 4 + (size_t)n;
+	return s;
+}
+
+/*
+ * Decode a perf_event_attr of AVAIL bytes at Q, honouring its own size
+ * field: read what it covers, treat the rest as zero.
+ */
+static void attr_decode(const struct cachepin_perf *p, const uint8_t *q,
+			size_t avail, struct perf_attr *a)
+{
+	uint8_t raw[ATTR_MAX];
+	uint32_t size;
+	size_t n;
+
+	memset(raw, 0, sizeof(raw));
+	size = avail >= 8 ? ld32(p, q + 4) : 0;
+	if (size == 0)
+		size = 64;
+	n = size < avail ? size : avail;
+	if (n > sizeof(raw))
+		n = sizeof(raw);
+	memcpy(raw, q, n);
+
+	memset(a, 0, sizeof(*a));
+	a->sample_period = ld64(p, raw + 16);
+	a->sample_type = ld64(p, raw + 24);
+	a->read_format = ld64(p, raw + 32);
+	a->flags = ld64(p, raw + 40);
+	/* big-endian compilers allocate bitfields from the most significant bit */
+	if (p->be)
+		a->flags = bitreverse64(a->flags);
+	a->branch_sample_type = ld64(p, raw + 72);
+	a->nr_regs_user = __builtin_popcountll(ld64(p, raw + 80));
+	a->nr_regs_intr = __builtin_popcountll(ld64(p, raw + 96));
+}
+
+static int perf_add_attr(struct cachepin_perf *p, const struct perf_attr *a)
+{
+	if (GROW(p->attrs, p->cap_attrs, p->nr_attrs + 1))
+		return -ENOMEM;
+	p->attrs[p->nr_attrs++] = *a;
+	if (p->nr_attrs == 1) {
+		uint64_t st = a->sample_type;
+
+		p->ids_identifier = st & ST_IDENTIFIER;
+		p->id_pos = !!(st & ST_IP) + !!(st & ST_TID) + !!(st & ST_TIME) +
+			    !!(st & ST_ADDR);
+		p->is_pos = 1 + !!(st & ST_CPU) + !!(st & ST_STREAM_ID);
+	}
+	return 0;
+}
+
+static int perf_add_id(struct cachepin_perf *p, uint64_t id, size_t attr)
+{
+	struct perf_id *e;
+
+	HASH_FIND(hh, p->ids, &id, sizeof(id), e);
+	if (e) {
+		e->attr = attr;
+		return 0;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->id = id;
+	e->attr = attr;
+	HASH_ADD(hh, p->ids, id, sizeof(e->id), e);
+	p->id_cache_valid = false;
+	return 0;
+}
+
+static struct perf_attr *perf_attr_by_id(struct cachepin_perf *p, uint64_t id)
+{
+	struct perf_id *e;
+
+	if (p->id_cache_valid && p->id_cache_id == id)
+		return &p->attrs[p->id_cache_attr];
+	HASH_FIND(hh, p->ids, &id, sizeof(id), e);
+	if (!e)
+		return &p->attrs[0];
+	p->id_cache_valid = true;
+	p->id_cache_id = id;
+	p->id_cache_attr = e->attr;
+	return &p->attrs[e->attr];
+}
+
+/* ---- maps ---------------------------------------------------------------- */
+
+static struct perf_proc *proc_find(struct cachepin_perf *p, uint32_t pid, bool create)
+{
+	struct perf_proc *pr;
+
+	if (p->last_proc && p->last_proc->pid == pid)
+		return p->last_proc;
+	HASH_FIND(hh, p->procs, &pid, sizeof(pid), pr);
+	if (!pr && create) {
+		pr = calloc(1, sizeof(*pr));
+		if (!pr)
+			return NULL;
+		pr->pid = pid;
+		HASH_ADD(hh, p->procs, pid, sizeof(pr->pid), pr);
+	}
+	if (pr)
+		p->last_proc = pr;
+	return pr;
+}
+
+static int proc_add_map(struct perf_proc *pr, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *name)
+{
+	struct perf_map *m;
+
+	if (GROW(pr->maps, pr->cap, pr->nr + 1))
+		return -ENOMEM;
+	m = &pr->maps[pr->nr];
+	m->name = strdup(name);
+	if (!m->name)
+		return -ENOMEM;
+	m->start = start;
+	m->end = start + len < start ? UINT64_MAX : start + len;
+	m->pgoff = pgoff;
+	pr->last = pr->nr++;
+	return 0;
+}
+
+static void proc_clear(struct perf_proc *pr)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nr; i++)
+		free(pr->maps[i].name);
+	pr->nr = 0;
+	pr->last = 0;
+}
+
+static void perf_free_procs(struct cachepin_perf *p)
+{
+	struct perf_proc *pr, *tmp;
+
+	HASH_ITER(hh, p->procs, pr, tmp) {
+		HASH_DEL(p->procs, pr);
+		proc_clear(pr);
+		free(pr->maps);
+		free(pr);
+	}
+	p->last_proc = NULL;
+}
+
+/* Newer maps shadow older ones, so search from the end. */
+static const struct perf_map *proc_lookup(struct perf_proc *pr, uint64_t ip)
+{
+	const struct perf_map *m;
+	size_t i;
+
+	if (pr->last < pr->nr) {
+		m = &pr->maps[pr->last];
+		if (ip >= m->start && ip < m->end)
+			goto check_shadow;
+	}
+	for (i = pr->nr; i-- > 0;) {
+		m = &pr->maps[i];
+		if (ip >= m->start && ip < m->end) {
+			pr->last = i;
+			return m;
+		}
+	}
+	return NULL;
+
+check_shadow:
+	/* a later map over the same range wins */
+	for (i = pr->nr; --i > pr->last;) {
+		const struct perf_map *n = &pr->maps[i];
+
+		if (ip >= n->start && ip < n->end) {
+			pr->last = i;
+			return n;
+		}
+	}
+	return m;
+}
+
+static int perf_add_kmap(struct cachepin_perf *p, const char *name, uint64_t start,
+			 uint64_t len, uint64_t pgoff)
+{
+	struct cachepin_perf_meta *meta = &p->meta;
+	struct cachepin_perf_kmap *k;
+	bool kernel = !strncmp(name, KALLSYMS, strlen(KALLSYMS));
+
+	if (GROW(meta->kmaps, p->cap_kmaps, meta->nr_kmaps + 1))
+		return -ENOMEM;
+	k = &meta->kmaps[meta->nr_kmaps];
+	k->name = strdup(name);
+	if (!k->name)
+		return -ENOMEM;
+	k->start = start;
+	k->len = len;
+	k->pgoff = pgoff;
+	if (kernel) {
+		free(meta->kernel_ref_sym);
+		meta->kernel_ref_sym = strdup(name + strlen(KALLSYMS));
+		if (!meta->kernel_ref_sym)
+			return -ENOMEM;
+		meta->kernel_ref_addr = pgoff;
+		meta->has_kernel_map = true;
+		p->kernel_idx = meta->nr_kmaps;
+	} else {
+		uint64_t end = start + len < start ? UINT64_MAX : start + len;
+
+		if (p->mod_lo == p->mod_hi) {
+			p->mod_lo = start;
+			p->mod_hi = end;
+		} else {
+			if (start < p->mod_lo)
+				p->mod_lo = start;
+			if (end > p->mod_hi)
+				p->mod_hi = end;
+		}
+	}
+	meta->nr_kmaps++;
+	return 0;
+}
+
+static const char *perf_kernel_dso(struct cachepin_perf *p, uint64_t ip)
+{
+	const struct cachepin_perf_meta *meta = &p->meta;
+	const struct cachepin_perf_kmap *k;
+	size_t i;
+
+	if (ip >= p->mod_lo && ip < p->mod_hi) {
+		k = &meta->kmaps[p->kmap_last < meta->nr_kmaps ? p->kmap_last : 0];
+		if ((ssize_t)p->kmap_last != p->kernel_idx &&
+		    ip >= k->start && ip - k->start < k->len)
+			return k->name;
+		for (i = 0; i < meta->nr_kmaps; i++) {
+			k = &meta->kmaps[i];
+			if ((ssize_t)i == p->kernel_idx)
+				continue;
+			if (ip >= k->start && ip - k->start < k->len) {
+				p->kmap_last = i;
+				return k->name;
+			}
+		}
+	}
+	if (p->kernel_idx < 0)
+		return KALLSYMS;
+	k = &meta->kmaps[p->kernel_idx];
+	/* old ARM kernels record a length up to the end of the address space */
+	if (ip >= k->start && ip - k->start < k->len)
+		return KALLSYMS;
+	return NULL;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static int perf_truncated(struct cachepin_perf *p, uint64_t off, uint64_t need,
+			  uint64_t have)
+{
+	pr_warn("'%s': truncated record at offset 0x%" PRIx64 " (need %" PRIu64
+		" bytes, have %" PRIu64 ")\n", p->path, off, need, have);
+	return -EINVAL;
+}
+
+/* ---- samples --------------------------------------------------------------- */
+
+/* The attr of a non-sample record, from its sample_id_all trailer. */
+static struct perf_attr *perf_record_attr(struct cachepin_perf *p, const uint8_t *rec,
+					  uint16_t size)
+{
+	const struct perf_attr *a0 = &p->attrs[0];
+	size_t back;
+
+	if (p->nr_attrs == 1 || !(a0->flags & AF_SAMPLE_ID_ALL))
+		return &p->attrs[0];
+	if (p->ids_identifier)
+		back = 1;
+	else if (a0->sample_type & ST_ID)
+		back = p->is_pos;
+	else
+		return &p->attrs[0];
+	if (8 * back > (size_t)size - 8)
+		return &p->attrs[0];
+	return perf_attr_by_id(p, ld64(p, rec + size - 8 * back));
+}
+
+static size_t trailer_len(const struct perf_attr *a)
+{
+	if (!(a->flags & AF_SAMPLE_ID_ALL))
+		return 0;
+	return 8 * __builtin_popcountll(a->sample_type & (ST_TID | ST_TIME | ST_ID |
+			ST_STREAM_ID | ST_CPU | ST_IDENTIFIER));
+}
+
+static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t misc,
+		       uint16_t size, uint64_t off,
+		       cachepin_sample_fn_t fn, void *ctx)
+{
+	const uint8_t *q = rec + 8, *end = rec + size, *chain = NULL;
+	const struct perf_attr *a;
+	struct cachepin_sample s;
+	uint64_t st, ip = 0, period = 0, nr_chain = 0, n, i;
+	uint32_t pid = 0, tid = 0;
+	bool has_ip, has_period, kern, dup_checked;
+	struct perf_proc *pr = NULL;
+	size_t nf;
+	int ret;
+
+	if (!p->nr_attrs) {
+		pr_warn("'%s': sample before any event description at offset 0x%" PRIx64 "\n",
+			p->path, off);
+		return -EINVAL;
+	}
+	if (p->nr_attrs == 1) {
+		a = &p->attrs[0];
+	} else {
+		size_t pos = p->ids_identifier ? 0 : (size_t)p->id_pos;
+
+		if (!p->ids_identifier && !(p->attrs[0].sample_type & ST_ID))
+			a = &p->attrs[0];
+		else if ((size_t)(end - q) < 8 * (pos + 1))
+			return perf_truncated(p, off, 8 + 8 * (pos + 1), size);
+		else
+			a = perf_attr_by_id(p, ld64(p, q + 8 * pos));
+	}
+	st = a->sample_type;
+
+#define NEED(nb) do { \
+		if ((uint64_t)(end - q) < (uint64_t)(nb)) \
+			goto out_short; \
+	} while (0)
+
+	if (st & ST_IDENTIFIER) {
+		NEED(8);
+		q += 8;
+	}
+	has_ip = st & ST_IP;
+	if (has_ip) {
+		NEED(8);
+		ip = ld64(p, q);
+		q += 8;
+	}
+	if (st & ST_TID) {
+		NEED(8);
+		pid = ld32(p, q);
+		tid = ld32(p, q + 4);
+		q += 8;
+	}
+	n = !!(st & ST_TIME) + !!(st & ST_ADDR) + !!(st & ST_ID) +
+	    !!(st & ST_STREAM_ID) + !!(st & ST_CPU);
+	NEED(8 * n);
+	q += 8 * n;
+	has_period = st & ST_PERIOD;
+	if (has_period) {
+		NEED(8);
+		period = ld64(p, q);
+		q += 8;
+	}
+	if (st & ST_READ) {
+		uint64_t rf = a->read_format;
+		uint64_t per = 1 + !!(rf & RF_ID) + !!(rf & RF_LOST);
+		uint64_t hdr = !!(rf & RF_TOTAL_TIME_ENABLED) +
+			       !!(rf & RF_TOTAL_TIME_RUNNING);
+
+		if (rf & RF_GROUP) {
+			NEED(8);
+			n = ld64(p, q);
+			q += 8;
+			NEED(8 * hdr);
+			q += 8 * hdr;
+			if (n > (uint64_t)(end - q) / (8 * per))
+				goto out_short;
+			q += 8 * per * n;
+		} else {
+			NEED(8 * (per + hdr));
+			q += 8 * (per + hdr);
+		}
+	}
+	if (st & ST_CALLCHAIN) {
+		NEED(8);
+		nr_chain = ld64(p, q);
+		q += 8;
+		if (nr_chain > (uint64_t)(end - q) / 8)
+			goto out_short;
+		chain = q;
+		q += 8 * nr_chain;
+	}
+	if (st & ST_RAW) {
+		NEED(4);
+		n = ld32(p, q);
+		q += 4;
+		NEED(n);
+		q += n;
+	}
+	if (st & ST_BRANCH_STACK) {
+		NEED(8);
+		n = ld64(p, q);
+		q += 8;
+		if (a->branch_sample_type & BST_HW_INDEX) {
+			NEED(8);
+			q += 8;
+		}
+		i = a->branch_sample_type & BST_COUNTERS ? 32 : 24;
+		if (n > (uint64_t)(end - q) / i)
+			goto out_short;
+		q += i * n;
+	}
+	if (st & ST_REGS_USER) {
+		NEED(8);
+		n = ld64(p, q);
+		q += 8;
+		if (n) {
+			NEED(8 * a->nr_regs_user);
+			q += 8 * a->nr_regs_user;
+		}
+	}
+	if (st & ST_STACK_USER) {
+		NEED(8);
+		n = ld64(p, q);
+		q += 8;
+		if (n) {
+			NEED(n);
+			q += n;
+			NEED(8);
+			q += 8;
+		}
+	}
+	n = !!(st & (ST_WEIGHT | ST_WEIGHT_STRUCT)) + !!(st & ST_DATA_SRC) +
+	    !!(st & ST_TRANSACTION);
+	NEED(8 * n);
+	q += 8 * n;
+	if (st & ST_REGS_INTR) {
+		NEED(8);
+		n = ld64(p, q);
+		q += 8;
+		if (n) {
+			NEED(8 * a->nr_regs_intr);
+			q += 8 * a->nr_regs_intr;
+		}
+	}
+	n = !!(st & ST_PHYS_ADDR) + !!(st & ST_CGROUP) + !!(st & ST_DATA_PAGE_SIZE) +
+	    !!(st & ST_CODE_PAGE_SIZE);
+	NEED(8 * n);
+	q += 8 * n;
+	if (st & ST_AUX) {
+		NEED(8);
+		n = ld64(p, q);
+		q += 8;
+		NEED(n);
+		q += n;
+	}
+#undef NEED
+
+	if (!has_period)
+		period = (a->flags & AF_FREQ) ? 1 : a->sample_period;
+	if (!has_period && !period)
+		period = 1;
+
+	if (nr_chain + 1 > p->cap_frames) {
+		size_t want = nr_chain + 1;
+
+		if (GROW(p->frames, p->cap_frames, want))
+			return -ENOMEM;
+	}
+
+	kern = (misc & CPUMODE_MASK) == CPUMODE_KERNEL;
+	nf = 0;
+	dup_checked = !has_ip;
+	if (has_ip) {
+		p->frames[0].ip = ip;
+		p->frames[0].flags = (kern ? CACHEPIN_FRAME_KERNEL : 0) | CACHEPIN_FRAME_HAS_IP;
+		nf = 1;
+	}
+	for (i = 0; i < nr_chain; i++) {
+		uint64_t v = ld64(p, chain + 8 * i);
+
+		if (v >= CTX_MAX) {
+			kern = v == CTX_KERNEL;
+			if (v == CTX_USER_DEFERRED)
+				i++;	/* the cookie */
+			continue;
+		}
+		if (!dup_checked) {
+			/* perf callchains repeat the sample ip first */
+			dup_checked = true;
+			if (v == ip)
+				continue;
+		}
+		p->frames[nf].ip = v;
+		p->frames[nf].flags = (kern ? CACHEPIN_FRAME_KERNEL : 0) | CACHEPIN_FRAME_HAS_IP;
+		nf++;
+	}
+	if (!nf) {
+		p->frames[0].ip = 0;
+		p->frames[0].flags = kern ? CACHEPIN_FRAME_KERNEL : 0;
+		nf = 1;
+	}
+
+	for (i = 0; i < nf; i++) {
+		struct cachepin_frame *f = &p->frames[i];
+
+		f->sym = NULL;
+		f->symoff = 0;
+		f->file_off = 0;
+		f->dso = NULL;
+		if (!(f->flags & CACHEPIN_FRAME_HAS_IP))
+			continue;
+		if (f->flags & CACHEPIN_FRAME_KERNEL) {
+			f->dso = perf_kernel_dso(p, f->ip);
+		} else {
+			const struct perf_map *m;
+
+			if (!pr) {
+				pr = proc_find(p, pid, false);
+				if (!pr)
+					continue;
+			}
+			m = proc_lookup(pr, f->ip);
+			if (m) {
+				f->dso = m->name;
+				f->file_off = f->ip - m->start + m->pgoff;
+				f->flags |= CACHEPIN_FRAME_HAS_FOFF;
+			}
+		}
+	}
+
+	if (p->first_attr < 0)
+		p->first_attr = a - p->attrs;
+	p->meta.nr_samples++;
+	p->meta.period_sum += period;
+
+	s.period = period;
+	s.pid = pid;
+	s.tid = tid;
+	s.nr = nf;
+	s.frames = p->frames;
+	s.event = a->name;
+	ret = fn ? fn(ctx, &s) : 0;
+	if (ret) {
+		p->stopped = true;
+		p->stop_val = ret;
+		return WALK_STOP;
+	}
+	return 0;
+
+out_short:
+	pr_warn("'%s': truncated sample at offset 0x%" PRIx64
+		" (%u bytes is too short for its sample_type 0x%" PRIx64 ")\n",
+		p->path, off, size, st);
+	return -EINVAL;
+}
+
+/* ---- metadata ------------------------------------------------------------- */
+
+static int perf_buildid(struct cachepin_perf *p, const uint8_t *q, size_t size)
+{
+	struct cachepin_perf_meta *meta = &p->meta;
+	struct cachepin_perf_buildid *b;
+	uint16_t misc = ld16(p, q + 4);
+
+	if (size < 36)
+		return 0;
+	if (GROW(meta->buildids, p->cap_buildids, meta->nr_buildids + 1))
+		return -ENOMEM;
+	b = &meta->buildids[meta->nr_buildids];
+	memcpy(b->id, q + 12, 20);
+	b->size = (misc & MISC_BUILD_ID_SIZE) ? q[32] : 20;
+	if (b->size > 20)
+		b->size = 20;
+	b->name = strndup((const char *)q + 36, size - 36);
+	if (!b->name)
+		return -ENOMEM;
+	meta->nr_buildids++;
+	return 0;
+}
+
+static int perf_set_string(struct cachepin_perf *p, char **dst, const uint8_t *q,
+			   size_t len)
+{
+	char *s = perf_string(p, q, len, NULL);
+
+	if (!s) {
+		pr_warn("'%s': bad string in feature section, ignored\n", p->path);
+		return 0;
+	}
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+static int perf_event_desc(struct cachepin_perf *p, const uint8_t *q, size_t len)
+{
+	uint32_t nr, attr_sz, i, j, nr_ids;
+	size_t pos = 8, adv;
+	char *name;
+
+	if (len < 8)
+		return 0;
+	nr = ld32(p, q);
+	attr_sz = ld32(p, q + 4);
+	for (i = 0; i < nr; i++) {
+		struct perf_attr *a = NULL;
+
+		if (len - pos < (uint64_t)attr_sz + 4)
+			goto out_bad;
+		pos += attr_sz;
+		nr_ids = ld32(p, q + pos);
+		pos += 4;
+		name = perf_string(p, q + pos, len - pos, &adv);
+		if (!name)
+			goto out_bad;
+		pos += adv;
+		if (nr_ids > (len - pos) / 8) {
+			free(name);
+			goto out_bad;
+		}
+		for (j = 0; j < nr_ids && !a; j++) {
+			struct perf_id *e;
+			uint64_t id = ld64(p, q + pos + 8 * j);
+
+			HASH_FIND(hh, p->ids, &id, sizeof(id), e);
+			if (e)
+				a = &p->attrs[e->attr];
+		}
+		if (!a && i < p->nr_attrs)
+			a = &p->attrs[i];
+		pos += 8 * (size_t)nr_ids;
+		if (a && !a->name)
+			a->name = name;
+		else
+			free(name);
+	}
+	return 0;
+
+out_bad:
+	pr_warn("'%s': bad EVENT_DESC feature section, ignored\n", p->path);
+	return 0;
+}
+
+static int perf_feature(struct cachepin_perf *p, unsigned int feat,
+			const uint8_t *q, size_t len)
+{
+	struct cachepin_perf_meta *meta = &p->meta;
+	size_t pos;
+	int err;
+
+	switch (feat) {
+	case FEAT_BUILD_ID:
+		for (pos = 0; len - pos >= 8;) {
+			uint16_t sz = ld16(p, q + pos + 6);
+
+			if (sz < 8 || sz > len - pos)
+				break;
+			err = perf_buildid(p, q + pos, sz);
+			if (err)
+				return err;
+			pos += sz;
+		}
+		return 0;
+	case FEAT_HOSTNAME:
+		return perf_set_string(p, &meta->hostname, q, len);
+	case FEAT_OSRELEASE:
+		return perf_set_string(p, &meta->osrelease, q, len);
+	case FEAT_ARCH:
+		return perf_set_string(p, &meta->arch, q, len);
+	case FEAT_EVENT_DESC:
+		return perf_event_desc(p, q, len);
+	case FEAT_COMPRESSED:
+		meta->compressed = true;
+		return 0;
+	}
+	return 0;
+}
+
+static int perf_mmap(struct cachepin_perf *p, uint32_t type, const uint8_t *rec,
+		     uint16_t misc, uint16_t size, uint64_t off)
+{
+	size_t name_off = type == REC_MMAP ? 40 : 72, tl, nend;
+	uint64_t start, len, pgoff;
+	uint32_t pid;
+	const char *name;
+	char buf[4096];
+	struct perf_proc *pr;
+
+	if (size < name_off)
+		return perf_truncated(p, off, name_off, size);
+	tl = trailer_len(perf_record_attr(p, rec, size));
+	nend = size - name_off > tl ? size - tl : size;
+	pid = ld32(p, rec + 8);
+	start = ld64(p, rec + 16);
+	len = ld64(p, rec + 24);
+	pgoff = ld64(p, rec + 32);
+	name = (const char *)rec + name_off;
+	nend = strnlen(name, nend - name_off);
+	if (nend >= sizeof(buf))
+		nend = sizeof(buf) - 1;
+	memcpy(buf, name, nend);
+	buf[nend] = 0;
+
+	if ((misc & CPUMODE_MASK) == CPUMODE_KERNEL || pid == UINT32_MAX)
+		return perf_add_kmap(p, buf, start, len, pgoff);
+	pr = proc_find(p, pid, true);
+	if (!pr)
+		return -ENOMEM;
+	return proc_add_map(pr, start, len, pgoff, buf);
+}
+
+static int perf_fork(struct cachepin_perf *p, const uint8_t *rec, uint16_t size,
+		     uint64_t off)
+{
+	struct perf_proc *parent, *child;
+	uint32_t pid, ppid;
+	size_t i, nr;
+	int err;
+
+	if (size < 24)
+		return perf_truncated(p, off, 24, size);
+	pid = ld32(p, rec + 8);
+	ppid = ld32(p, rec + 12);
+	if (pid == ppid)
+		return 0;	/* a new thread shares the maps */
+	parent = proc_find(p, ppid, false);
+	if (!parent || !parent->nr)
+		return 0;
+	child = proc_find(p, pid, true);
+	if (!child)
+		return -ENOMEM;
+	parent = proc_find(p, ppid, false);	/* proc_find() moved the cache */
+	proc_clear(child);
+	nr = parent->nr;
+	for (i = 0; i < nr; i++) {
+		const struct perf_map *m = &parent->maps[i];
+
+		err = proc_add_map(child, m->start, m->end - m->start, m->pgoff, m->name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int perf_header_attr(struct cachepin_perf *p, const uint8_t *rec,
+			    uint16_t size, uint64_t off)
+{
+	struct perf_attr a;
+	uint32_t asz;
+	size_t i, n;
+	int err;
+
+	if (size < 8 + 64)
+		return perf_truncated(p, off, 8 + 64, size);
+	asz = ld32(p, rec + 12);
+	if (!asz)
+		asz = 64;
+	if (asz > (size_t)size - 8)
+		return perf_truncated(p, off, 8 + (uint64_t)asz, size);
+	attr_decode(p, rec + 8, asz, &a);
+	err = perf_add_attr(p, &a);
+	if (err)
+		return err;
+	n = ((size_t)size - 8 - asz) / 8;
+	for (i = 0; i < n; i++) {
+		err = perf_add_id(p, ld64(p, rec + 8 + asz + 8 * i), p->nr_attrs - 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the record stream ------------------------------------------------------ */
+
+static int perf_walk(struct cachepin_perf *p, const uint8_t *buf, size_t len,
+		     uint64_t base, bool nested, size_t *consumed,
+		     cachepin_sample_fn_t fn, void *ctx);
+
+static int perf_zstd_feed(struct cachepin_perf *p, const uint8_t *src, size_t n,
+			  uint64_t off, cachepin_sample_fn_t fn, void *ctx)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+	size_t used, r;
+	int err;
+
+	if (!p->zctx) {
+		p->zctx = ZSTD_createDCtx();
+		if (!p->zctx)
+			return -ENOMEM;
+	}
+	while (in.pos < in.size) {
+		ZSTD_outBuffer out;
+
+		if (p->zcap - p->zlen < 65536) {
+			size_t want = p->zcap ? p->zcap * 2 : 1 << 20;
+			uint8_t *nb = realloc(p->zbuf, want);
+
+			if (!nb)
+				return -ENOMEM;
+			p->zbuf = nb;
+			p->zcap = want;
+		}
+		out.dst = p->zbuf;
+		out.size = p->zcap;
+		out.pos = p->zlen;
+		r = ZSTD_decompressStream(p->zctx, &out, &in);
+		if (ZSTD_isError(r)) {
+			pr_warn("'%s': bad compressed record at offset 0x%" PRIx64 ": %s\n",
+				p->path, off, ZSTD_getErrorName(r));
+			return -EINVAL;
+		}
+		p->zlen = out.pos;
+		if (out.pos < out.size && in.pos == in.size)
+			break;
+	}
+	err = perf_walk(p, p->zbuf, p->zlen, off, true, &used, fn, ctx);
+	if (err)
+		return err;
+	memmove(p->zbuf, p->zbuf + used, p->zlen - used);
+	p->zlen -= used;
+	return 0;
+}
+
+/* Handle one record; *extra gets the bytes that follow it uncounted. */
+static int perf_record(struct cachepin_perf *p, const uint8_t *rec, uint32_t type,
+		       uint16_t misc, uint16_t size, uint64_t off, bool nested,
+		       uint64_t *extra, cachepin_sample_fn_t fn, void *ctx)
+{
+	uint64_t n;
+
+	*extra = 0;
+	switch (type) {
+	case REC_SAMPLE:
+		return perf_sample(p, rec, misc, size, off, fn, ctx);
+	case REC_MMAP:
+	case REC_MMAP2:
+		return perf_mmap(p, type, rec, misc, size, off);
+	case REC_FORK:
+		return perf_fork(p, rec, size, off);
+	case REC_LOST:
+		if (size < 24)
+			return perf_truncated(p, off, 24, size);
+		p->meta.nr_lost += ld64(p, rec + 16);
+		return 0;
+	case REC_LOST_SAMPLES:
+		if (size < 16)
+			return perf_truncated(p, off, 16, size);
+		p->meta.nr_lost += ld64(p, rec + 8);
+		return 0;
+	case REC_HEADER_ATTR:
+		return perf_header_attr(p, rec, size, off);
+	case REC_HEADER_FEATURE:
+		if (size < 16)
+			return perf_truncated(p, off, 16, size);
+		n = ld64(p, rec + 8);
+		return perf_feature(p, n < 256 ? (unsigned int)n : 256, rec + 16,
+				    size - 16);
+	case REC_HEADER_BUILD_ID:
+		return perf_buildid(p, rec, size);
+	case REC_HEADER_TRACING_DATA:
+		if (size < 12)
+			return perf_truncated(p, off, 12, size);
+		*extra = ((uint64_t)ld32(p, rec + 8) + 7) & ~7ULL;
+		return 0;
+	case REC_AUXTRACE:
+		if (size < 16)
+			return perf_truncated(p, off, 16, size);
+		*extra = ld64(p, rec + 8);
+		return 0;
+	case REC_COMPRESSED:
+	case REC_COMPRESSED2:
+		if (nested) {
+			pr_warn("'%s': compressed record inside compressed data at offset 0x%"
+				PRIx64 "\n", p->path, off);
+			return -EINVAL;
+		}
+		p->meta.compressed = true;
+		if (type == REC_COMPRESSED)
+			return perf_zstd_feed(p, rec + 8, size - 8, off, fn, ctx);
+		if (size < 16)
+			return perf_truncated(p, off, 16, size);
+		n = ld64(p, rec + 8);
+		if (n > (uint64_t)size - 16)
+			return perf_truncated(p, off, 16 + n, size);
+		return perf_zstd_feed(p, rec + 16, n, off, fn, ctx);
+	}
+	return 0;
+}
+
+static int perf_walk(struct cachepin_perf *p, const uint8_t *buf, size_t len,
+		     uint64_t base, bool nested, size_t *consumed,
+		     cachepin_sample_fn_t fn, void *ctx)
+{
+	size_t pos = 0;
+	uint64_t extra;
+	int err = 0;
+
+	while (len - pos >= 8 || (!nested && pos < len)) {
+		const uint8_t *rec = buf + pos;
+		uint64_t off = nested ? base : base + pos;
+		uint32_t type;
+		uint16_t misc, size;
+
+		if (len - pos < 8) {
+			err = perf_truncated(p, off, 8, len - pos);
+			break;
+		}
+		type = ld32(p, rec);
+		misc = ld16(p, rec + 4);
+		size = ld16(p, rec + 6);
+		if (size < 8) {
+			pr_warn("'%s': truncated record at offset 0x%" PRIx64
+				" (size %u is smaller than the 8-byte header)\n",
+				p->path, off, size);
+			err = -EINVAL;
+			break;
+		}
+		if (size > len - pos) {
+			if (nested)
+				break;
+			err = perf_truncated(p, off, size, len - pos);
+			break;
+		}
+		err = perf_record(p, rec, type, misc, size, off, nested, &extra, fn, ctx);
+		if (err)
+			break;
+		pos += size;
+		if (extra) {
+			if (extra > len - pos) {
+				err = perf_truncated(p, off, size + extra, size + (len - pos));
+				break;
+			}
+			pos += extra;
+		}
+	}
+	*consumed = pos;
+	return err;
+}
+
+/* ---- open ------------------------------------------------------------------- */
+
+static int perf_read_all(struct cachepin_perf *p, int fd)
+{
+	uint8_t *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			pr_warn("cannot read '%s': %s\n", p->path, strerror(errno));
+			free(buf);
+			return r;
+		}
+		if (!r)
+			break;
+		len += r;
+	}
+	p->buf = buf;
+	p->len = len;
+	p->mapped = false;
+	return 0;
+}
+
+static int perf_load(struct cachepin_perf *p, const char *path)
+{
+	struct stat st;
+	int fd, err = 0;
+	void *m;
+
+	if (!strcmp(path, "-"))
+		return perf_read_all(p, STDIN_FILENO);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		err = perf_read_all(p, fd);
+		goto out_close;
+	}
+	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		err = perf_read_all(p, fd);
+		goto out_close;
+	}
+	madvise(m, st.st_size, MADV_SEQUENTIAL);
+	p->buf = m;
+	p->len = st.st_size;
+	p->mapped = true;
+out_close:
+	close(fd);
+	return err;
+}
+
+static int perf_bad_header(struct cachepin_perf *p, const char *what)
+{
+	pr_warn("'%s': truncated or corrupt perf.data header (%s)\n", p->path, what);
+	return -EINVAL;
+}
+
+static int perf_features(struct cachepin_perf *p)
+{
+	uint64_t words[4] = { 0 }, sec = p->data_end;
+	const uint8_t *bm = p->buf + 72;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < 4; i++)
+		words[i] = ld64(p, bm + 8 * i);
+	if (p->be && !(words[0] & (1ULL << FEAT_HOSTNAME))) {
+		/* a 32-bit big-endian host writes 8 u32 words */
+		for (i = 0; i < 4; i++)
+			words[i] = ld32(p, bm + 8 * i) | (uint64_t)ld32(p, bm + 8 * i + 4) << 32;
+	}
+	for (i = 0; i < 256; i++) {
+		uint64_t off, size;
+
+		if (!(words[i / 64] & (1ULL << (i % 64))))
+			continue;
+		if (sec > p->len || p->len - sec < 16) {
+			pr_warn("'%s': feature section table is truncated, ignored\n", p->path);
+			return 0;
+		}
+		off = ld64(p, p->buf + sec);
+		size = ld64(p, p->buf + sec + 8);
+		sec += 16;
+		if (off > p->len || size > p->len - off) {
+			pr_warn("'%s': feature %u lies outside the file, ignored\n", p->path, i);
+			continue;
+		}
+		err = perf_feature(p, i, p->buf + off, size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int perf_file_header(struct cachepin_perf *p)
+{
+	uint64_t attr_size, attrs_off, attrs_size, data_off, data_size, i, j;
+	uint64_t hsize = ld64(p, p->buf + 8);
+	int err;
+
+	if (hsize == 16) {
+		p->meta.pipe = true;
+		p->data_off = 16;
+		p->data_end = p->len;
+		return 0;
+	}
+	if (p->len < FILE_HEADER_SIZE)
+		return perf_bad_header(p, "file is shorter than the 104-byte header");
+	attr_size = ld64(p, p->buf + 16);
+	attrs_off = ld64(p, p->buf + 24);
+	attrs_size = ld64(p, p->buf + 32);
+	data_off = ld64(p, p->buf + 40);
+	data_size = ld64(p, p->buf + 48);
+	if (attr_size < 16 + 64 || attr_size > 1 << 16)
+		return perf_bad_header(p, "bad attr size");
+	if (attrs_off > p->len || attrs_size > p->len - attrs_off)
+		return perf_bad_header(p, "attrs section lies outside the file");
+	if (data_off > p->len || (data_size && data_size > p->len - data_off))
+		return perf_bad_header(p, "data section lies outside the file");
+	p->data_off = data_off;
+	p->data_end = data_size ? data_off + data_size : p->len;
+
+	for (i = 0; i < attrs_size / attr_size; i++) {
+		const uint8_t *q = p->buf + attrs_off + i * attr_size;
+		uint64_t ids_off, ids_size;
+		struct perf_attr a;
+
+		attr_decode(p, q, attr_size - 16, &a);
+		err = perf_add_attr(p, &a);
+		if (err)
+			return err;
+		ids_off = ld64(p, q + attr_size - 16);
+		ids_size = ld64(p, q + attr_size - 8);
+		if (ids_off > p->len || ids_size > p->len - ids_off)
+			return perf_bad_header(p, "attr ids lie outside the file");
+		for (j = 0; j < ids_size / 8; j++) {
+			err = perf_add_id(p, ld64(p, p->buf + ids_off + 8 * j), i);
+			if (err)
+				return err;
+		}
+	}
+	if (!p->nr_attrs)
+		return perf_bad_header(p, "no events");
+	p->nr_file_attrs = p->nr_attrs;
+	if (data_size)
+		return perf_features(p);
+	return 0;
+}
+
+struct cachepin_perf *cachepin_perf__open(const char *path)
+{
+	struct cachepin_perf *p;
+	int err;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->kernel_idx = -1;
+	p->first_attr = -1;
+	p->path = strdup(path);
+	if (!p->path) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = perf_load(p, path);
+	if (err)
+		goto out_free;
+	if (p->len < 16) {
+		err = perf_bad_header(p, "file is shorter than 16 bytes");
+		goto out_free;
+	}
+	if (!memcmp(p->buf, "PERFILE2", 8)) {
+		p->be = false;
+	} else if (!memcmp(p->buf, "2ELIFREP", 8)) {
+		p->be = true;
+	} else if (!memcmp(p->buf, "PERFFILE", 8)) {
+		pr_warn("'%s': legacy perf.data version 1 is not supported\n"
+			"hint: convert it with 'perf inject -i OLD -o NEW'\n", path);
+		err = -ENOTSUP;
+		goto out_free;
+	} else {
+		pr_warn("'%s': not a perf.data file (bad magic)\n", path);
+		err = -EINVAL;
+		goto out_free;
+	}
+	p->meta.big_endian = p->be;
+	err = perf_file_header(p);
+	if (err)
+		goto out_free;
+	if (!strcmp(path, "-") && !p->meta.pipe) {
+		/* we have it all in memory anyway; accept it */
+		pr_debug("'%s': file-mode data read from standard input\n", path);
+	}
+	return p;
+
+out_free:
+	cachepin_perf__free(p);
+	errno = -err;
+	return NULL;
+}
+
+/* Forget what a previous pass collected from the record stream. */
+static void perf_reset(struct cachepin_perf *p)
+{
+	struct cachepin_perf_meta *m = &p->meta;
+	size_t i;
+
+	perf_free_procs(p);
+	for (i = 0; i < m->nr_kmaps; i++)
+		free(m->kmaps[i].name);
+	m->nr_kmaps = 0;
+	p->kernel_idx = -1;
+	p->mod_lo = p->mod_hi = 0;
+	p->kmap_last = 0;
+	zfree(&m->kernel_ref_sym);
+	m->kernel_ref_addr = 0;
+	m->has_kernel_map = false;
+	m->nr_samples = m->period_sum = m->nr_lost = 0;
+	zfree(&m->event);
+	p->first_attr = -1;
+	p->stopped = false;
+	p->zlen = 0;
+	if (p->zctx)
+		ZSTD_DCtx_reset(p->zctx, ZSTD_reset_session_only);
+	if (m->pipe) {
+		struct perf_id *e, *tmp;
+
+		HASH_ITER(hh, p->ids, e, tmp) {
+			HASH_DEL(p->ids, e);
+			free(e);
+		}
+		for (i = 0; i < p->nr_attrs; i++)
+			free(p->attrs[i].name);
+		p->nr_attrs = 0;
+		p->id_cache_valid = false;
+		for (i = 0; i < m->nr_buildids; i++)
+			free(m->buildids[i].name);
+		m->nr_buildids = 0;
+	}
+}
+
+int cachepin_perf__for_each_sample(struct cachepin_perf *p,
+				   cachepin_sample_fn_t fn, void *ctx)
+{
+	size_t used;
+	int err;
+
+	perf_reset(p);
+	err = perf_walk(p, p->buf + p->data_off, p->data_end - p->data_off,
+			p->data_off, false, &used, fn, ctx);
+	if (p->stopped)
+		return p->stop_val;
+	if (err)
+		return err;
+	if (p->zlen)
+		pr_warn("'%s': compressed data ends inside a record (%zu bytes left)\n",
+			p->path, p->zlen);
+	if (p->first_attr >= 0 && p->attrs[p->first_attr].name) {
+		p->meta.event = strdup(p->attrs[p->first_attr].name);
+		if (!p->meta.event)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const struct cachepin_perf_meta *cachepin_perf__meta(const struct cachepin_perf *p)
+{
+	return &p->meta;
+}
+
+void cachepin_perf__free(struct cachepin_perf *p)
+{
+	struct perf_id *e, *tmp;
+	size_t i;
+
+	if (!p)
+		return;
+	perf_reset(p);
+	HASH_ITER(hh, p->ids, e, tmp) {
+		HASH_DEL(p->ids, e);
+		free(e);
+	}
+	for (i = 0; i < p->nr_attrs; i++)
+		free(p->attrs[i].name);
+	free(p->attrs);
+	for (i = 0; i < p->meta.nr_buildids; i++)
+		free(p->meta.buildids[i].name);
+	free(p->meta.buildids);
+	free(p->meta.kmaps);
+	free(p->meta.arch);
+	free(p->meta.osrelease);
+	free(p->meta.hostname);
+	free(p->frames);
+	free(p->zbuf);
+	ZSTD_freeDCtx(p->zctx);
+	if (p->buf) {
+		if (p->mapped)
+			munmap((void *)p->buf, p->len);
+		else
+			free((void *)p->buf);
+	}
+	free(p->path);
+	free(p);
+}
