@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cachepin: plain GNU make.  `make V=1` shows the commands.
+
+VERSION := 0.1.0
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/cachepin
+DESTDIR ?=
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+INSTALL ?= install
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CFLAGS ?= -g -O2
+WARNINGS := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
+ifeq ($(DEVELOPER),1)
+WARNINGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+# libelf and libzstd ship a .pc; libdwarf (Debian 12) and libbfd do not.
+PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf libzstd 2>/dev/null)
+PC_LIBS := $(shell $(PKG_CONFIG) --libs libelf libzstd 2>/dev/null || echo -lelf -lzstd)
+DWARF_CFLAGS ?= $(shell test -d /usr/include/libdwarf && echo -I/usr/include/libdwarf)
+DWARF_LIBS ?= -ldwarf -lz
+# A libbfd that knows ARM and MIPS relocations: Debian's binutils-multiarch-dev.
+BFD_LIBS ?= $(shell for l in bfd-multiarch bfd; do \
+	if echo 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null -l$$l 2>/dev/null; \
+	then echo -l$$l; break; fi; done)
+
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) -Iinclude -Isrc/lib $(PC_CFLAGS) $(DWARF_CFLAGS) \
+	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 $(CFLAGS)
+ALL_LDLIBS := $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm $(LDLIBS)
+
+LIB_SRCS := $(sort $(wildcard src/lib/*.c))
+TOOL_SRCS := $(sort $(wildcard src/tool/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+TTOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+
+LIB_OBJS := $(LIB_SRCS:src/%.c=build/%.o)
+TOOL_OBJS := $(TOOL_SRCS:src/%.c=build/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/unit/%)
+TTOOL_BINS := $(TTOOL_SRCS:tests/tools/%.c=build/tests/tools/%)
+DEPS := $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TTOOL_BINS:=.d)
+
+LIB := build/libcachepin.a
+BIN := cachepin
+MANS := $(wildcard man/*.1 man/*.5)
+
+.DELETE_ON_ERROR:
+.PHONY: all clean check test-progs install uninstall demo deps bench hdr-check
+
+all: $(BIN)
+
+$(BIN): $(TOOL_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(ALL_LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/tests/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
+
+build/tests/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
+
+test-progs: $(BIN) $(UNIT_BINS) $(TTOOL_BINS)
+
+# The README's test command.  Installs what the tests need (Debian), then
+# runs the unit tests and every tests/run-*.sh.
+check:
+	$(Q)scripts/install-deps --test
+	$(Q)$(MAKE) --no-print-directory test-progs
+	$(Q)tests/run-all.sh
+
+# The README's main job: score and plan the shipped example.
+demo:
+	$(Q)scripts/install-deps
+	$(Q)$(MAKE) --no-print-directory $(BIN)
+	$(Q)examples/demo.sh
+
+bench: $(BIN) $(TTOOL_BINS)
+	$(Q)tests/bench.sh
+
+deps:
+	$(Q)scripts/install-deps --test
+
+hdr-check:
+	$(Q)for h in include/cachepin/*.h; do \
+		echo "#include \"$${h#include/}\"" | $(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; done
+
+install: $(BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/examples
+	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(BIN)
+	for m in $(MANS); do case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
+		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/; done
+	cp -R examples/. $(DESTDIR)$(DATADIR)/examples/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/$(BIN)
+	for m in $(MANS); do case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
+		rm -f $(DESTDIR)$(MANDIR)/$$d/$${m#man/}; done
+	rm -rf $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build $(BIN) tests/out
+
+-include $(DEPS)

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The binary whose layout is analysed: functions, the input sections a
+ * linker script can move ("units"), and which of them are fixed.
+ * Sources: the ELF (libelf), a GNU ld link map, objects (libbfd).
+ */
+#ifndef CACHEPIN_BINARY_H
+#define CACHEPIN_BINARY_H
+
+#include "cachepin/cachepin.h"
+
+enum cachepin_func_flags {
+	CACHEPIN_FUNC_LOCAL	= (1 << 0),	/* STB_LOCAL */
+	CACHEPIN_FUNC_WEAK	= (1 << 1),
+	CACHEPIN_FUNC_THUMB	= (1 << 2),	/* ARM Thumb (bit 0 was set) */
+	CACHEPIN_FUNC_DUPNAME	= (1 << 3),	/* another function has the same name */
+	CACHEPIN_FUNC_NOSIZE	= (1 << 4),	/* st_size was 0: size runs to the next symbol */
+};
+
+enum cachepin_unit_flags {
+	CACHEPIN_UNIT_MOVABLE	= (1 << 0),	/* a linker script may place it */
+	CACHEPIN_UNIT_FIXED	= (1 << 1),	/* must stay (kernel-bounded section, entry code, --fixed) */
+	CACHEPIN_UNIT_WHOLE	= (1 << 2),	/* several functions in one section (asm .text): moves whole */
+	CACHEPIN_UNIT_FROM_MAP	= (1 << 3),	/* described by the link map */
+};
+
+struct cachepin_section {		/* an output (ELF) section */
+	char *name;
+	uint64_t addr, size, offset;
+	uint64_t align;
+	bool exec;
+};
+
+/* An input section as the linker saw it: the thing that moves. */
+struct cachepin_unit {
+	char *section;		/* input section name, ".text.foo" or ".text" */
+	char *object;		/* object as the map names it ("kernel/sched/core.o",
+				 * "lib.a(x.o)"), NULL if unknown */
+	uint64_t addr, size;
+	uint64_t align;		/* 0 if unknown */
+	int outsec;		/* index into secs, -1 if unknown */
+	unsigned int flags;	/* enum cachepin_unit_flags */
+	const char *fixed_why;	/* reason when CACHEPIN_UNIT_FIXED */
+	size_t first_func, nr_funcs;	/* its functions: funcs[first_func..] */
+};
+
+struct cachepin_func {
+	char *name;
+	uint64_t addr, size;
+	int sec;		/* index into secs */
+	int unit;		/* index into units, -1 if none */
+	unsigned int flags;	/* enum cachepin_func_flags */
+};
+
+struct cachepin_segment {	/* PT_LOAD, to turn file offsets into addresses */
+	uint64_t vaddr, offset, filesz;
+	bool exec;
+};
+
+struct cachepin_binary {
+	char *path;
+	int elf_class;		/* 32 or 64 */
+	bool big_endian;
+	uint16_t machine;	/* EM_* */
+	const char *arch;	/* "arm", "mips", "x86_64", "aarch64", ... */
+	bool relocatable;	/* ET_REL: addresses are laid out as ld would, from 0 */
+	uint8_t build_id[64];
+	size_t build_id_len;
+
+	struct cachepin_section *secs;
+	size_t nr_secs;
+	struct cachepin_func *funcs;	/* sorted by address, no overlaps at equal addr */
+	size_t nr_funcs;
+	struct cachepin_unit *units;	/* sorted by address */
+	size_t nr_units;
+	struct cachepin_segment *segs;
+	size_t nr_segs;
+
+	void *priv;		/* name index and other private state */
+};
+
+/*
+ * Open an ELF file (executable, vmlinux, shared object or relocatable
+ * object; ELF32/64, either byte order).  Reads sections, functions from
+ * .symtab (or .dynsym), segments and the build-id.  Units come from
+ * output sections named ".text.*" (orphans) or, for relocatable objects,
+ * from every executable section; a link map refines them.
+ * Returns NULL with errno set after logging "'PATH': <problem>"
+ * (EINVAL: not an ELF; ENOENT: no symbols, with a hint).
+ */
+struct cachepin_binary *cachepin_binary__open(const char *path);
+
+/*
+ * Take units from the GNU ld map PATH: every input section of every
+ * executable output section, with its object and alignment.  Returns 0
+ * or a negative errno after logging.
+ */
+int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path);
+
+/* Mark the units matching the glob PATTERN ("name", "object:section") fixed. */
+int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const char *why);
+
+/* The function containing ADDR, or NULL. */
+const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,
+							uint64_t addr);
+
+/*
+ * The function named NAME, qualified by OBJECT when not NULL (matched
+ * against the unit's object, by suffix).  With several candidates and no
+ * object, returns the first and sets *ambiguous if given.  NULL if none.
+ */
+const struct cachepin_func *cachepin_binary__lookup(const struct cachepin_binary *bin,
+						     const char *name, const char *object,
+						     bool *ambiguous);
+
+/* Value of any symbol (not only functions), e.g. "_text".  0 found, 1 not. */
+int cachepin_binary__sym_value(const struct cachepin_binary *bin, const char *name,
+			       uint64_t *value);
+
+/* Address of file offset OFF through the PT_LOAD segments.  0 found, 1 not. */
+int cachepin_binary__off_to_addr(const struct cachepin_binary *bin, uint64_t off,
+				 uint64_t *addr);
+
+/* The unit of FUNC, or NULL. */
+static inline const struct cachepin_unit *
+cachepin_binary__func_unit(const struct cachepin_binary *bin, const struct cachepin_func *f)
+{
+	return f->unit >= 0 ? &bin->units[f->unit] : NULL;
+}
+
+/* Hex build-id into BUF (at least 129 bytes); "" if none. */
+char *cachepin_binary__build_id_str(const struct cachepin_binary *bin, char *buf);
+
+void cachepin_binary__free(struct cachepin_binary *bin);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The instruction-cache model: geometry, named presets, set index, and
+ * exact simulators (LRU, pseudo-random, fully associative LRU, Belady
+ * optimal) of a reference string of line addresses.
+ */
+#ifndef CACHEPIN_CACHE_H
+#define CACHEPIN_CACHE_H
+
+#include "cachepin/cachepin.h"
+
+enum cachepin_repl {
+	CACHEPIN_REPL_LRU,
+	CACHEPIN_REPL_RANDOM,	/* pseudo-random victim (Cortex-A9), seeded xorshift */
+	CACHEPIN_REPL_RR,	/* round-robin per set */
+	CACHEPIN_REPL_OPT,	/* Belady: evict the line used furthest in the future */
+	CACHEPIN_REPL__NR,
+};
+
+struct cachepin_cache {
+	char name[32];		/* preset name, or "SIZE:WAYS:LINE" */
+	uint32_t size;		/* bytes */
+	uint32_t ways;
+	uint32_t line;		/* bytes, a power of two */
+	uint32_t sets;		/* size / (ways * line), a power of two */
+	uint32_t way_span;	/* size / ways: addresses this far apart share a set */
+	uint32_t line_shift;
+	enum cachepin_repl repl;	/* what the CPU does (presets say) */
+};
+
+struct cachepin_cache_preset {
+	const char *name;
+	uint32_t size, ways, line;
+	enum cachepin_repl repl;
+	const char *what;
+};
+
+/* Presets, terminated by a NULL name. */
+extern const struct cachepin_cache_preset cachepin_cache_presets[];
+
+/*
+ * Parse SPEC: a preset name ("cortex-a9-32k") or "SIZE:WAYS:LINE" with
+ * optional K/M suffix and optional ":lru"/":random" ("32K:4:32").
+ * Returns 0, or -EINVAL after logging "unknown cache '...'" with a hint.
+ */
+int cachepin_cache__parse(struct cachepin_cache *c, const char *spec);
+
+/* Set index of ADDR. */
+static inline uint32_t cachepin_cache__set(const struct cachepin_cache *c, uint64_t addr)
+{
+	return (uint32_t)(addr >> c->line_shift) & (c->sets - 1);
+}
+
+const char *cachepin_repl_name(enum cachepin_repl r);
+
+/*
+ * Simulate the reference string LINES[0..N) (line numbers, i.e. address
+ * >> line_shift) on cache C with replacement REPL (RANDOM/RR seeded by
+ * SEED).  Counts misses per set into SET_MISSES (C->sets entries, may be
+ * NULL) and per reference into MISS (N bools, may be NULL).  With
+ * FULLY_ASSOC the cache is one set of size/line ways.  Returns the total
+ * misses, or UINT64_MAX on allocation failure.
+ */
+uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_repl repl,
+				  bool fully_assoc, const uint64_t *lines, size_t n,
+				  uint64_t seed, uint64_t *set_misses, uint8_t *miss);
+
+#endif

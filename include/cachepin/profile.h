@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The normalized profile: position independent (function name + object,
+ * weights per offset granule inside the function, caller->callee edges),
+ * small, text, kept next to a kernel .config.  Format: cachepin-profile(5).
+ */
+#ifndef CACHEPIN_PROFILE_H
+#define CACHEPIN_PROFILE_H
+
+#include <stdio.h>
+#include "cachepin/sample.h"
+#include "cachepin/binary.h"
+
+#define CACHEPIN_PROFILE_GRANULE 16	/* bytes; lines of 16 B and more derive from it */
+
+struct cachepin_pgran {
+	uint32_t off;		/* offset from the function start, multiple of the granule */
+	double weight;
+};
+
+struct cachepin_pfunc {
+	char *name;
+	char *object;		/* qualifier for duplicate names, NULL if unique */
+	double weight;		/* self weight (sum of periods of samples hitting it) */
+	uint64_t samples;	/* samples hitting it */
+	double incl;		/* samples anywhere on the stack */
+	uint64_t size;		/* function size when profiled */
+	struct cachepin_pgran *grans;	/* sorted by off; empty = uniform over the function */
+	size_t nr_grans;
+	size_t cap_grans;
+};
+
+enum cachepin_pedge_flags {
+	CACHEPIN_PEDGE_DYNAMIC	= (1 << 0),	/* seen in callchains */
+	CACHEPIN_PEDGE_STATIC	= (1 << 1),	/* seen in the static call graph */
+};
+
+struct cachepin_pedge {
+	uint32_t caller, callee;	/* indices into funcs */
+	uint32_t callsite;		/* offset of the return address in the caller (dynamic) */
+	double weight;			/* sum of periods of samples through this edge */
+	unsigned int flags;
+};
+
+struct cachepin_profile {
+	char *event;
+	char *build_id;		/* of the profiled binary, hex */
+	char *binary;		/* its base name */
+	uint32_t granule;
+	uint64_t nr_samples;	/* samples read */
+	uint64_t nr_matched;	/* samples whose leaf resolved to a function of the binary */
+	double period_sum;	/* of all samples read */
+	double matched_weight;	/* of the matched ones */
+	struct cachepin_pfunc *funcs;	/* sorted by weight, descending, then name */
+	size_t nr_funcs, cap_funcs;
+	struct cachepin_pedge *edges;	/* sorted by caller, callee, callsite */
+	size_t nr_edges, cap_edges;
+	void *priv;
+};
+
+struct cachepin_pbuild;
+
+enum cachepin_pbuild_flags {
+	CACHEPIN_PBUILD_USER	= (1 << 0),	/* binary is a user program: take user frames */
+	CACHEPIN_PBUILD_KERNEL	= (1 << 1),	/* binary is a kernel: take kernel frames */
+};
+
+/*
+ * A profile builder for BIN: feed samples with cachepin_pbuild__add()
+ * (a cachepin_sample_fn_t), then take the profile.  KASLR: the runtime
+ * address of the kernel reference symbol REF_SYM (or 0).
+ */
+struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
+					     unsigned int flags);
+void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
+				     uint64_t runtime_addr);
+int cachepin_pbuild__add(void *pb, const struct cachepin_sample *s);
+/* Finish: returns the profile (caller frees) and frees the builder. */
+struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb);
+
+/* Add the static call graph edges of the binary's objects (weight 0). */
+struct cachepin_objects;
+int cachepin_profile__add_static(struct cachepin_profile *p, const struct cachepin_binary *bin,
+				 const struct cachepin_objects *objs);
+
+/* Read a profile file; NULL with errno after logging "'F':LINE: ...". */
+struct cachepin_profile *cachepin_profile__read(const char *path);
+/* Is PATH a cachepin profile (by its first line)? */
+bool cachepin_profile__is_profile(const char *path);
+/* Write P in the text format; returns 0 or -errno. */
+int cachepin_profile__write(const struct cachepin_profile *p, FILE *f);
+/* A stable digest of the profile's content (for headers). */
+uint64_t cachepin_profile__digest(const struct cachepin_profile *p);
+void cachepin_profile__free(struct cachepin_profile *p);
+
+/*
+ * A profile function resolved against a binary: index of the binary's
+ * function, or -1 (unmatched).  Fills MAP[p->nr_funcs].  Returns the
+ * number of matched profile functions; *unmatched_w gets their weight.
+ */
+ssize_t cachepin_profile__match(const struct cachepin_profile *p, const struct cachepin_binary *bin,
+				int *map, double *unmatched_w);
+
+#endif

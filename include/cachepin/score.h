@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The miss estimator (the model of cachepin-score(1)).
+ *
+ * A profile says how often each 16-byte granule of each function runs
+ * and, through callchains, which functions run inside which.  The model
+ * turns that into a layout-independent reference string:
+ *
+ *  1. Execution order: a depth-first walk of the call graph from its
+ *     roots (heaviest first); inside a function its granules run in
+ *     address order and each callee runs at its call site.  Functions
+ *     the walk does not reach follow, heaviest first.
+ *  2. Rates: granule i is fetched n_i = round(L * w_i / W) times in a
+ *     string of L references (weights are time, so a granule's share of
+ *     samples is its share of fetches).
+ *  3. Interleaving: occurrence k of granule i happens at time
+ *     (k + phase_i) / n_i, phase_i being its rank in the execution order
+ *     divided by the number of granules.  Code that runs once per packet
+ *     therefore cycles through its lines in program order, as it does on
+ *     the router: five such lines in one 4-way LRU set miss every time.
+ *
+ * A layout (an address per function) maps granules to cache lines;
+ * consecutive references to the same line are one fetch.  The line string
+ * is then simulated exactly: set-associative LRU, pseudo-random,
+ * round-robin and Belady-optimal, and fully associative LRU of the same
+ * capacity.  Conflict misses = set-associative LRU - fully associative LRU.
+ */
+#ifndef CACHEPIN_SCORE_H
+#define CACHEPIN_SCORE_H
+
+#include "cachepin/binary.h"
+#include "cachepin/cache.h"
+#include "cachepin/profile.h"
+
+struct cachepin_model_item {
+	uint32_t func;		/* binary function index */
+	uint32_t off;		/* granule offset in the function */
+	double weight;
+	uint32_t count;		/* fetches in the reference string */
+	uint32_t rank;		/* execution-order rank */
+};
+
+struct cachepin_model {
+	const struct cachepin_binary *bin;
+	struct cachepin_model_item *items;
+	size_t nr_items;
+	uint32_t *refs;		/* reference string of item indices */
+	size_t nr_refs;
+	double weight;		/* total weight modelled */
+	double dropped;		/* weight of granules too cold for one fetch */
+	uint32_t granule;
+	bool ordered;		/* the order came from call edges */
+};
+
+struct cachepin_model_opts {
+	size_t refs;		/* L; 0 = default (2 M) */
+};
+
+/*
+ * Build the model of profile P on BIN (MAP from cachepin_profile__match).
+ * NULL with errno on failure.
+ */
+struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
+					   const struct cachepin_binary *bin, const int *map,
+					   const struct cachepin_model_opts *opts);
+void cachepin_model__free(struct cachepin_model *m);
+
+struct cachepin_score_set {
+	uint32_t lines;		/* distinct hot lines mapping to the set */
+	double weight;		/* profile weight of those lines */
+	uint64_t fetches;
+	uint64_t miss[CACHEPIN_REPL__NR];	/* set-associative misses */
+	uint64_t miss_fa;	/* fully associative LRU misses of its lines */
+};
+
+struct cachepin_score {
+	struct cachepin_cache cache;
+	uint64_t fetches;		/* line fetches simulated */
+	uint64_t distinct_lines;
+	uint64_t miss[CACHEPIN_REPL__NR];	/* totals, set-associative */
+	uint64_t miss_fa_lru, miss_fa_opt;	/* fully associative, same capacity */
+	struct cachepin_score_set *sets;	/* cache.sets entries */
+	uint64_t *func_miss;	/* per binary function: LRU misses (or NULL) */
+	uint64_t *func_miss_fa;	/* per binary function: fully associative LRU misses */
+	/* one entry per distinct line: (line number, function) for reports */
+	uint64_t *line_no;
+	uint32_t *line_func;
+	double *line_weight;
+	uint64_t *line_miss;	/* LRU misses of each line */
+	size_t nr_lines;
+};
+
+enum cachepin_score_flags {
+	CACHEPIN_SCORE_NO_OPT	= (1 << 0),	/* skip Belady (the slowest) */
+	CACHEPIN_SCORE_DETAIL	= (1 << 1),	/* fill sets, per-func and per-line data */
+};
+
+/*
+ * Score the layout FADDR (address of every binary function; NULL = as
+ * linked) on cache C.  Returns 0 or a negative errno.  Release with
+ * cachepin_score__release().
+ */
+int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
+			const struct cachepin_cache *c, unsigned int flags,
+			struct cachepin_score *out);
+void cachepin_score__release(struct cachepin_score *s);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Text profile inputs: `perf script` output (default format with and
+ * without callchains, -F ip,sym,symoff,dso), hot-function lists (a name
+ * per line with an optional weight or percentage), `perf report --stdio`
+ * and `perf top --stdio` as pasted, and folded stacks.
+ */
+#ifndef CACHEPIN_TEXTIN_H
+#define CACHEPIN_TEXTIN_H
+
+#include <stdio.h>
+#include "cachepin/sample.h"
+
+enum cachepin_text_format {
+	CACHEPIN_TEXT_AUTO = 0,
+	CACHEPIN_TEXT_PERF_SCRIPT,
+	CACHEPIN_TEXT_HOTLIST,		/* also perf report / perf top lines */
+	CACHEPIN_TEXT_FOLDED,		/* comm;f1;f2 N */
+};
+
+/* Guess the format from the first meaningful lines of a buffer. */
+enum cachepin_text_format cachepin_text__detect(const char *buf, size_t len);
+
+/*
+ * Parse PATH ("-" for stdin) in FORMAT (AUTO detects), calling FN for
+ * every sample.  Hot lists yield one sample per line with period = the
+ * weight (percentages are scaled to parts per million), a single frame
+ * with only the symbol set.  Returns 0, FN's value, or a negative errno
+ * after logging "'PATH':LINE: <problem>".  *event is set to the event
+ * name if the input names one (caller frees).
+ */
+int cachepin_text__read(const char *path, enum cachepin_text_format format,
+			cachepin_sample_fn_t fn, void *ctx, char **event);
+
+#endif

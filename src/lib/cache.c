@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The I-cache model: geometry, presets and exact simulators of a
+ * reference string.  Set-associative caches are simulated set by set
+ * with a linear scan of the ways (ways are few); the fully associative
+ * reference uses dense line ids, a linked list (LRU), a resident array
+ * (random) or a lazy max-heap of next uses (Belady optimal).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include "cachepin/cache.h"
+#include "internal.h"
+
+const struct cachepin_cache_preset cachepin_cache_presets[] = {
+	{ "cortex-a9-16k", 16384, 4, 32, CACHEPIN_REPL_RANDOM, "ARM Cortex-A9, 16 KiB L1I (pseudo-random)" },
+	{ "cortex-a9-32k", 32768, 4, 32, CACHEPIN_REPL_RANDOM, "ARM Cortex-A9, 32 KiB L1I (pseudo-random)" },
+	{ "cortex-a9-64k", 65536, 4, 32, CACHEPIN_REPL_RANDOM, "ARM Cortex-A9, 64 KiB L1I (pseudo-random)" },
+	{ "cortex-a7-32k", 32768, 2, 32, CACHEPIN_REPL_RANDOM, "ARM Cortex-A7, 32 KiB 2-way L1I" },
+	{ "cortex-a53-32k", 32768, 2, 64, CACHEPIN_REPL_LRU, "ARM Cortex-A53, 32 KiB 2-way 64 B L1I" },
+	{ "mips-24k-32k", 32768, 4, 32, CACHEPIN_REPL_LRU, "MIPS 24K, 32 KiB 4-way L1I (LRU)" },
+	{ "mips-24k-64k", 65536, 4, 32, CACHEPIN_REPL_LRU, "MIPS 24K, 64 KiB 4-way L1I (LRU)" },
+	{ "mips-74k-32k", 32768, 4, 32, CACHEPIN_REPL_LRU, "MIPS 74K, 32 KiB 4-way L1I (LRU)" },
+	{ "mips-74k-64k", 65536, 4, 32, CACHEPIN_REPL_LRU, "MIPS 74K, 64 KiB 4-way L1I (LRU)" },
+	{ "mips-1004k-32k", 32768, 4, 32, CACHEPIN_REPL_LRU, "MIPS 1004K, 32 KiB 4-way L1I (LRU)" },
+	{ "x86-64", 32768, 8, 64, CACHEPIN_REPL_LRU, "generic x86-64, 32 KiB 8-way 64 B L1I" },
+	{ NULL }
+};
+
+static const char *const repl_names[CACHEPIN_REPL__NR] = {
+	[CACHEPIN_REPL_LRU] = "lru",
+	[CACHEPIN_REPL_RANDOM] = "random",
+	[CACHEPIN_REPL_RR] = "round-robin",
+	[CACHEPIN_REPL_OPT] = "optimal",
+};
+
+const char *cachepin_repl_name(enum cachepin_repl r)
+{
+	return r < CACHEPIN_REPL__NR ? repl_names[r] : "?";
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v == 0 || v > (1ULL << 30))
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int cache_set_geometry(struct cachepin_cache *c, uint32_t size, uint32_t ways,
+			      uint32_t line, const char *spec)
+{
+	if (!is_pow2(line) || line < 4 || !ways || size % ((uint64_t)ways * line) ||
+	    !is_pow2(size / ((uint64_t)ways * line))) {
+		pr_warn("invalid cache geometry '%s': SIZE/(WAYS*LINE) sets and LINE must be powers of two\n",
+			spec);
+		return -EINVAL;
+	}
+	c->size = size;
+	c->ways = ways;
+	c->line = line;
+	c->sets = size / (ways * line);
+	c->way_span = size / ways;
+	c->line_shift = (uint32_t)__builtin_ctz(line);
+	return 0;
+}
+
+int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
+{
+	const struct cachepin_cache_preset *p;
+	char buf[64], *f[4];
+	uint32_t size, ways, line;
+	int nf = 0, err;
+	char *s;
+
+	memset(c, 0, sizeof(*c));
+	for (p = cachepin_cache_presets; p->name; p++) {
+		if (strcasecmp(p->name, spec))
+			continue;
+		snprintf(c->name, sizeof(c->name), "%s", p->name);
+		c->repl = p->repl;
+		return cache_set_geometry(c, p->size, p->ways, p->line, spec);
+	}
+	if (strlen(spec) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, spec);
+	for (s = buf; nf < 4; nf++) {
+		f[nf] = s;
+		s = strchr(s, ':');
+		if (!s) {
+			nf++;
+			break;
+		}
+		*s++ = '\0';
+	}
+	if (s || nf < 3)
+		goto bad;
+	if (parse_size(f[0], &size) || parse_size(f[1], &ways) || parse_size(f[2], &line))
+		goto bad;
+	c->repl = CACHEPIN_REPL_LRU;
+	if (nf == 4) {
+		if (!strcmp(f[3], "lru"))
+			c->repl = CACHEPIN_REPL_LRU;
+		else if (!strcmp(f[3], "random"))
+			c->repl = CACHEPIN_REPL_RANDOM;
+		else if (!strcmp(f[3], "rr") || !strcmp(f[3], "round-robin"))
+			c->repl = CACHEPIN_REPL_RR;
+		else
+			goto bad;
+	}
+	err = cache_set_geometry(c, size, ways, line, spec);
+	if (err)
+		return err;
+	if (size % 1024)
+		snprintf(c->name, sizeof(c->name), "%u:%u:%u", size, ways, line);
+	else
+		snprintf(c->name, sizeof(c->name), "%uK:%u:%u", size / 1024, ways, line);
+	return 0;
+bad:
+	pr_warn("unknown cache '%s'\n", spec);
+	pr_warn("hint: use SIZE:WAYS:LINE (e.g. 32K:4:32) or a preset from 'cachepin help caches'\n");
+	return -EINVAL;
+}
+
+static uint64_t xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Dense ids 0..*nuniq-1 for the distinct values of LINES. */
+static uint32_t *dense_ids(const uint64_t *lines, size_t n, size_t *nuniq, uint64_t **uniq_out)
+{
+	uint64_t *u = malloc((n ? n : 1) * sizeof(*u));
+	uint32_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+	size_t i, k = 0;
+
+	if (!u || !ids) {
+		free(u);
+		free(ids);
+		return NULL;
+	}
+	memcpy(u, lines, n * sizeof(*u));
+	qsort(u, n, sizeof(*u), cmp_u64);
+	for (i = 0; i < n; i++)
+		if (!k || u[k - 1] != u[i])
+			u[k++] = u[i];
+	for (i = 0; i < n; i++) {
+		size_t lo = 0, hi = k;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (u[mid] < lines[i])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		ids[i] = (uint32_t)lo;
+	}
+	*nuniq = k;
+	if (uniq_out)
+		*uniq_out = u;
+	else
+		free(u);
+	return ids;
+}
+
+/* next[i]: index of the next reference to the same line, or n. */
+static size_t *next_uses(const uint32_t *ids, size_t n, size_t nuniq)
+{
+	size_t *next = malloc((n ? n : 1) * sizeof(*next));
+	size_t *last = malloc((nuniq ? nuniq : 1) * sizeof(*last));
+	size_t i;
+
+	if (!next || !last) {
+		free(next);
+		free(last);
+		return NULL;
+	}
+	for (i = 0; i < nuniq; i++)
+		last[i] = n;
+	for (i = n; i-- > 0;) {
+		next[i] = last[ids[i]];
+		last[ids[i]] = i;
+	}
+	free(last);
+	return next;
+}
+
+static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
+			      const uint64_t *lines, size_t n, uint64_t seed,
+			      uint64_t *set_misses, uint8_t *miss)
+{
+	size_t slots = (size_t)c->sets * c->ways, i;
+	uint64_t *tag = malloc(slots * sizeof(*tag));
+	uint64_t *stamp = malloc(slots * sizeof(*stamp));
+	uint32_t *fill = calloc(c->sets, sizeof(*fill));
+	uint32_t *rr = calloc(c->sets, sizeof(*rr));
+	size_t *next = NULL, nuniq;
+	uint32_t *ids = NULL;
+	uint64_t total = 0, rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+
+	if (!tag || !stamp || !fill || !rr)
+		goto nomem;
+	if (repl == CACHEPIN_REPL_OPT) {
+		ids = dense_ids(lines, n, &nuniq, NULL);
+		next = ids ? next_uses(ids, n, nuniq) : NULL;
+		if (!next)
+			goto nomem;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t set = (uint32_t)lines[i] & (c->sets - 1), w, victim;
+		uint64_t *t = tag + (size_t)set * c->ways;
+		uint64_t *st = stamp + (size_t)set * c->ways;
+		/* For OPT the stamp is the index of the next use. */
+		uint64_t now = repl == CACHEPIN_REPL_OPT ? next[i] : i + 1;
+
+		for (w = 0; w < fill[set]; w++)
+			if (t[w] == lines[i])
+				break;
+		if (w < fill[set]) {
+			if (repl == CACHEPIN_REPL_LRU || repl == CACHEPIN_REPL_OPT)
+				st[w] = now;
+			if (miss)
+				miss[i] = 0;
+			continue;
+		}
+		total++;
+		if (set_misses)
+			set_misses[set]++;
+		if (miss)
+			miss[i] = 1;
+		if (fill[set] < c->ways) {
+			victim = fill[set]++;
+		} else if (repl == CACHEPIN_REPL_RANDOM) {
+			victim = (uint32_t)(xorshift64(&rng) % c->ways);
+		} else if (repl == CACHEPIN_REPL_RR) {
+			victim = rr[set];
+			rr[set] = (rr[set] + 1) % c->ways;
+		} else if (repl == CACHEPIN_REPL_OPT) {
+			victim = 0;
+			for (w = 1; w < c->ways; w++)
+				if (st[w] > st[victim])
+					victim = w;
+			/* Bypass when the incoming line is reused last. */
+			if (now >= st[victim])
+				continue;
+		} else {
+			victim = 0;
+			for (w = 1; w < c->ways; w++)
+				if (st[w] < st[victim])
+					victim = w;
+		}
+		t[victim] = lines[i];
+		st[victim] = now;
+	}
+	free(tag);
+	free(stamp);
+	free(fill);
+	free(rr);
+	free(ids);
+	free(next);
+	return total;
+nomem:
+	free(tag);
+	free(stamp);
+	free(fill);
+	free(rr);
+	free(ids);
+	free(next);
+	return UINT64_MAX;
+}
+
+struct heap_ent {
+	size_t key;	/* next use */
+	uint32_t id;
+};
+
+static void heap_push(struct heap_ent *h, size_t *nh, struct heap_ent e)
+{
+	size_t i = (*nh)++;
+
+	while (i) {
+		size_t p = (i - 1) / 2;
+
+		if (h[p].key >= e.key)
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = e;
+}
+
+static struct heap_ent heap_pop(struct heap_ent *h, size_t *nh)
+{
+	struct heap_ent top = h[0], e = h[--*nh];
+	size_t i = 0, n = *nh;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		size_t mk = e.key;
+
+		if (l < n && h[l].key > mk)
+			m = l, mk = h[l].key;
+		if (r < n && h[r].key > mk)
+			m = r;
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	if (n)
+		h[i] = e;
+	return top;
+}
+
+static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
+				const uint64_t *lines, size_t n, uint64_t seed,
+				uint64_t *set_misses, uint8_t *miss)
+{
+	size_t cap = c->size / c->line, nuniq, i, nres = 0, nh = 0;
+	uint32_t *ids = dense_ids(lines, n, &nuniq, NULL);
+	uint32_t *prev = NULL, *nxt = NULL, *pos = NULL, *res = NULL;
+	size_t *next = NULL, *cur = NULL;
+	struct heap_ent *heap = NULL;
+	uint8_t *in = NULL;
+	uint32_t head = UINT32_MAX, tail = UINT32_MAX;
+	uint64_t total = 0, rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+
+	if (!ids)
+		return UINT64_MAX;
+	in = calloc(nuniq + 1, 1);
+	prev = malloc((nuniq + 1) * sizeof(*prev));
+	nxt = malloc((nuniq + 1) * sizeof(*nxt));
+	pos = malloc((nuniq + 1) * sizeof(*pos));
+	res = malloc((cap + 1) * sizeof(*res));
+	if (!in || !prev || !nxt || !pos || !res)
+		goto nomem;
+	if (repl == CACHEPIN_REPL_OPT) {
+		next = next_uses(ids, n, nuniq);
+		cur = malloc((nuniq + 1) * sizeof(*cur));
+		heap = malloc((n + 1) * sizeof(*heap));
+		if (!next || !cur || !heap)
+			goto nomem;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t id = ids[i], v;
+
+		if (in[id]) {
+			if (miss)
+				miss[i] = 0;
+			if (repl == CACHEPIN_REPL_LRU && head != id) {
+				/* unlink, push front */
+				nxt[prev[id]] = nxt[id];
+				if (nxt[id] != UINT32_MAX)
+					prev[nxt[id]] = prev[id];
+				else
+					tail = prev[id];
+				prev[id] = UINT32_MAX;
+				nxt[id] = head;
+				prev[head] = id;
+				head = id;
+			} else if (repl == CACHEPIN_REPL_OPT) {
+				cur[id] = next[i];
+				heap_push(heap, &nh, (struct heap_ent){ next[i], id });
+			}
+			continue;
+		}
+		total++;
+		if (set_misses)
+			set_misses[0]++;
+		if (miss)
+			miss[i] = 1;
+		if (nres == cap) {
+			if (repl == CACHEPIN_REPL_LRU) {
+				v = tail;
+				tail = prev[v];
+				if (tail != UINT32_MAX)
+					nxt[tail] = UINT32_MAX;
+				else
+					head = UINT32_MAX;
+				in[v] = 0;
+				nres--;
+			} else if (repl == CACHEPIN_REPL_OPT) {
+				struct heap_ent e;
+
+				/* skip stale entries */
+				do {
+					e = heap_pop(heap, &nh);
+				} while (!in[e.id] || cur[e.id] != e.key);
+				if (next[i] >= e.key) {
+					heap_push(heap, &nh, e);	/* bypass */
+					continue;
+				}
+				in[e.id] = 0;
+				nres--;
+			} else {
+				/* random and round-robin alike: a random resident */
+				size_t k = (size_t)(xorshift64(&rng) % cap);
+
+				v = res[k];
+				in[v] = 0;
+				res[k] = res[--nres];
+				pos[res[k]] = (uint32_t)k;
+			}
+		}
+		in[id] = 1;
+		if (repl == CACHEPIN_REPL_LRU) {
+			prev[id] = UINT32_MAX;
+			nxt[id] = head;
+			if (head != UINT32_MAX)
+				prev[head] = id;
+			head = id;
+			if (tail == UINT32_MAX)
+				tail = id;
+		} else if (repl == CACHEPIN_REPL_OPT) {
+			cur[id] = next[i];
+			heap_push(heap, &nh, (struct heap_ent){ next[i], id });
+		} else {
+			pos[id] = (uint32_t)nres;
+			res[nres] = id;
+		}
+		nres++;
+	}
+	goto out;
+nomem:
+	total = UINT64_MAX;
+out:
+	free(ids);
+	free(in);
+	free(prev);
+	free(nxt);
+	free(pos);
+	free(res);
+	free(next);
+	free(cur);
+	free(heap);
+	return total;
+}
+
+uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_repl repl,
+				  bool fully_assoc, const uint64_t *lines, size_t n,
+				  uint64_t seed, uint64_t *set_misses, uint8_t *miss)
+{
+	if (fully_assoc)
+		return sim_fully_assoc(c, repl, lines, n, seed, set_misses, miss);
+	return sim_set_assoc(c, repl, lines, n, seed, set_misses, miss);
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Logging callback and small shared helpers of the library. */
+#include <stdio.h>
+#include "internal.h"
+
+static int default_print(enum cachepin_print_level level, const char *fmt, va_list ap)
+{
+	if (level != CACHEPIN_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static cachepin_print_fn_t print_fn = default_print;
+
+cachepin_print_fn_t cachepin_set_print(cachepin_print_fn_t fn)
+{
+	cachepin_print_fn_t old = print_fn;
+
+	print_fn = fn;
+	return old;
+}
+
+void cachepin_pr(enum cachepin_print_level level, const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	if (print_fn) {
+		va_start(ap, fmt);
+		print_fn(level, fmt, ap);
+		va_end(ap);
+	}
+	errno = saved;
+}
+
+const char *cachepin_version(void)
+{
+	return CACHEPIN_VERSION;
+}
+
+int cachepin_grow(void **arr, size_t *cap, size_t n, size_t esz)
+{
+	size_t ncap;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*arr, ncap * esz);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * esz, 0, (ncap - *cap) * esz);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+char *cachepin_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The reference-string model: from a profile to a layout-independent
+ * string of granule fetches in execution order (see cachepin/score.h
+ * and cachepin-score(1) for the model).
+ */
+#include <math.h>
+#include <stdio.h>
+#include "cachepin/score.h"
+#include "internal.h"
+
+#define DEFAULT_REFS (2u << 20)
+
+struct mchild {
+	uint32_t callee;	/* model function index */
+	uint32_t callsite;
+	double weight;
+};
+
+struct mfunc {
+	uint32_t bf;		/* binary function */
+	double incl, weight;
+	uint32_t first_item, nr_items;
+	struct mchild *kids;
+	size_t nr_kids, cap_kids;
+	bool has_caller, visited;
+};
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct mchild *x = a, *y = b;
+
+	if (x->callsite != y->callsite)
+		return x->callsite < y->callsite ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+/* Functions by inclusive weight, descending; stable on index. */
+static const struct mfunc *sort_base;
+static int cmp_root(const void *a, const void *b)
+{
+	const struct mfunc *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+
+	if (x->incl != y->incl)
+		return x->incl > y->incl ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+struct dfs_frame {
+	uint32_t f, item, kid;
+};
+
+/* Depth-first walk from F: assign ranks to items. */
+static int model_walk(struct cachepin_model *m, struct mfunc *mf, uint32_t start, uint32_t *rank)
+{
+	struct dfs_frame *st = NULL;
+	size_t nst = 0, cap = 0;
+
+	if (mf[start].visited)
+		return 0;
+	if (GROW(st, cap, 1))
+		return -ENOMEM;
+	st[nst++] = (struct dfs_frame){ start, 0, 0 };
+	mf[start].visited = true;
+	while (nst) {
+		struct dfs_frame *fr = &st[nst - 1];
+		struct mfunc *f = &mf[fr->f];
+		uint32_t next_site = fr->kid < f->nr_kids ? f->kids[fr->kid].callsite : UINT32_MAX;
+
+		if (fr->item < f->nr_items &&
+		    m->items[f->first_item + fr->item].off <= next_site) {
+			m->items[f->first_item + fr->item].rank = (*rank)++;
+			fr->item++;
+			continue;
+		}
+		if (fr->kid < f->nr_kids) {
+			uint32_t c = f->kids[fr->kid++].callee;
+
+			if (mf[c].visited)
+				continue;
+			mf[c].visited = true;
+			if (GROW(st, cap, nst + 1)) {
+				free(st);
+				return -ENOMEM;
+			}
+			st[nst++] = (struct dfs_frame){ c, 0, 0 };
+			continue;
+		}
+		if (fr->item < f->nr_items)
+			continue;	/* only items after the last call site remain */
+		nst--;
+	}
+	free(st);
+	return 0;
+}
+
+static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	size_t cnt[256], i;
+	int pass;
+
+	for (pass = 0; pass < 8; pass++) {
+		int sh = pass * 8;
+		size_t sum = 0;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(a[i] >> sh) & 0xff]++;
+		for (i = 0; i < 256; i++) {
+			size_t c = cnt[i];
+
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+}
+
+void cachepin_model__free(struct cachepin_model *m)
+{
+	if (!m)
+		return;
+	free(m->items);
+	free(m->refs);
+	free(m);
+}
+
+struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
+					   const struct cachepin_binary *bin, const int *map,
+					   const struct cachepin_model_opts *opts)
+{
+	size_t L = opts && opts->refs ? opts->refs : DEFAULT_REFS;
+	struct cachepin_model *m = calloc(1, sizeof(*m));
+	struct mfunc *mf = NULL;
+	int32_t *p2m = NULL;
+	uint32_t *order = NULL, rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
+	uint64_t *keys = NULL, *tmp = NULL;
+	size_t nmf = 0, cap_items = 0, i, j, nk;
+	int err = -ENOMEM;
+
+	if (!m)
+		return NULL;
+	m->bin = bin;
+	m->granule = gran;
+	mf = calloc(p->nr_funcs + 1, sizeof(*mf));
+	p2m = malloc((p->nr_funcs + 1) * sizeof(*p2m));
+	if (!mf || !p2m)
+		goto fail;
+
+	/* 1. items: granules of every matched function, in offset order */
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pfunc *pf = &p->funcs[i];
+		const struct cachepin_func *bf;
+		uint64_t size, nslot;
+		double rem = pf->weight;
+		struct mfunc *f;
+
+		p2m[i] = -1;
+		if (map[i] < 0 || pf->weight <= 0)
+			continue;
+		bf = &bin->funcs[map[i]];
+		size = bf->size ? bf->size : gran;
+		nslot = (size + gran - 1) / gran;
+		if (nslot > (1u << 20))
+			nslot = 1u << 20;
+		f = &mf[nmf];
+		f->bf = (uint32_t)map[i];
+		f->incl = pf->incl > pf->weight ? pf->incl : pf->weight;
+		f->weight = pf->weight;
+		f->first_item = (uint32_t)m->nr_items;
+		for (j = 0; j < pf->nr_grans; j++)
+			rem -= pf->grans[j].weight;
+		if (rem < pf->weight * 1e-9)
+			rem = 0;
+		/* merge explicit granules with the uniform remainder, slot by slot */
+		{
+			size_t g = 0;
+			uint64_t s;
+
+			for (s = 0; s < nslot; s++) {
+				double w = rem > 0 ? rem / (double)nslot : 0;
+
+				while (g < pf->nr_grans && pf->grans[g].off / gran < s)
+					g++;
+				while (g < pf->nr_grans && pf->grans[g].off / gran == s)
+					w += pf->grans[g++].weight;
+				if (w <= 0)
+					continue;
+				if (GROW(m->items, cap_items, m->nr_items + 1))
+					goto fail;
+				m->items[m->nr_items++] = (struct cachepin_model_item){
+					.func = f->bf, .off = (uint32_t)(s * gran), .weight = w,
+				};
+				m->weight += w;
+			}
+			/* granules past the end of the (shrunk) function: last slot */
+			for (; g < pf->nr_grans; g++) {
+				if (!m->nr_items || m->items[m->nr_items - 1].func != f->bf)
+					break;
+				m->items[m->nr_items - 1].weight += pf->grans[g].weight;
+				m->weight += pf->grans[g].weight;
+			}
+		}
+		f->nr_items = (uint32_t)(m->nr_items - f->first_item);
+		if (!f->nr_items)
+			continue;
+		p2m[i] = (int32_t)nmf++;
+	}
+
+	/* 2. call graph among modelled functions */
+	for (i = 0; i < p->nr_edges; i++) {
+		const struct cachepin_pedge *e = &p->edges[i];
+		int32_t a = p2m[e->caller], b = p2m[e->callee];
+		struct mfunc *f;
+
+		if (a < 0 || b < 0 || a == b)
+			continue;
+		f = &mf[a];
+		if (GROW(f->kids, f->cap_kids, f->nr_kids + 1))
+			goto fail;
+		f->kids[f->nr_kids++] = (struct mchild){ (uint32_t)b, e->callsite, e->weight };
+		if (e->flags & CACHEPIN_PEDGE_DYNAMIC)
+			mf[b].has_caller = true;
+		m->ordered = true;
+	}
+	for (i = 0; i < nmf; i++)
+		if (mf[i].nr_kids)
+			qsort(mf[i].kids, mf[i].nr_kids, sizeof(*mf[i].kids), cmp_child);
+
+	/* 3. execution order: roots first (heaviest), then the rest */
+	order = malloc((nmf + 1) * sizeof(*order));
+	if (!order)
+		goto fail;
+	for (i = 0; i < nmf; i++)
+		order[i] = (uint32_t)i;
+	sort_base = mf;
+	qsort(order, nmf, sizeof(*order), cmp_root);
+	for (i = 0; i < nmf; i++)
+		if (!mf[order[i]].has_caller && (err = model_walk(m, mf, order[i], &rank)))
+			goto fail;
+	for (i = 0; i < nmf; i++)
+		if ((err = model_walk(m, mf, order[i], &rank)))
+			goto fail;
+	err = -ENOMEM;
+
+	/* 4. rates and the interleaved string */
+	nk = 0;
+	for (i = 0; i < m->nr_items; i++) {
+		struct cachepin_model_item *it = &m->items[i];
+		double c = (double)L * it->weight / m->weight;
+
+		it->count = c >= 0.5 ? (uint32_t)llround(c) : 0;
+		if (!it->count)
+			m->dropped += it->weight;
+		nk += it->count;
+	}
+	keys = malloc((nk + 1) * sizeof(*keys));
+	tmp = malloc((nk + 1) * sizeof(*tmp));
+	m->refs = malloc((nk + 1) * sizeof(*m->refs));
+	if (!keys || !tmp || !m->refs)
+		goto fail;
+	nk = 0;
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *it = &m->items[i];
+		double phase = m->nr_items ? (double)it->rank / (double)m->nr_items : 0;
+		uint32_t k;
+
+		for (k = 0; k < it->count; k++) {
+			double t = ((double)k + phase) / (double)it->count;
+			uint64_t q = (uint64_t)(t * 4294967296.0);
+
+			if (q > UINT32_MAX)
+				q = UINT32_MAX;
+			keys[nk++] = q << 32 | (uint64_t)i;
+		}
+	}
+	radix_sort(keys, tmp, nk);
+	for (i = 0; i < nk; i++)
+		m->refs[i] = (uint32_t)keys[i];
+	m->nr_refs = nk;
+
+	free(keys);
+	free(tmp);
+	free(order);
+	for (i = 0; i < nmf; i++)
+		free(mf[i].kids);
+	free(mf);
+	free(p2m);
+	return m;
+fail:
+	free(keys);
+	free(tmp);
+	free(order);
+	if (mf)
+		for (i = 0; i < nmf; i++)
+			free(mf[i].kids);
+	free(mf);
+	free(p2m);
+	cachepin_model__free(m);
+	errno = -err;
+	return NULL;
+}

@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The normalized profile: built from samples against a binary, written
+ * and read in the text format of cachepin-profile(5), matched against
+ * another build of the binary by name (and object for duplicates).
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <uthash.h>
+#include "cachepin/profile.h"
+#include "cachepin/objects.h"
+#include "internal.h"
+
+struct edge_ent {
+	uint64_t key;		/* caller fi << 32 | callee fi */
+	uint32_t callsite;
+	double weight;
+	unsigned int flags;
+	UT_hash_handle hh;
+};
+
+struct pb_func {
+	double weight, incl, unif;	/* unif: weight without an offset */
+	uint64_t samples;
+	double *gran;			/* per granule, lazily allocated */
+	uint32_t ngran;
+	uint64_t seen;			/* sample serial, to count incl once */
+};
+
+struct cachepin_pbuild {
+	const struct cachepin_binary *bin;
+	unsigned int flags;
+	const char *base;		/* binary base name, for dso matching */
+	int64_t kaslr;			/* runtime - link-time address */
+	struct pb_func *f;		/* one per binary function */
+	struct edge_ent *edges;
+	uint64_t nr_samples, nr_matched, serial;
+	double period_sum, matched_weight;
+	char *event;
+	int err;
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
+					     unsigned int flags)
+{
+	struct cachepin_pbuild *pb = calloc(1, sizeof(*pb));
+
+	if (!pb)
+		return NULL;
+	pb->f = calloc(bin->nr_funcs ? bin->nr_funcs : 1, sizeof(*pb->f));
+	if (!pb->f) {
+		free(pb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pb->bin = bin;
+	pb->flags = flags;
+	pb->base = base_name(bin->path);
+	return pb;
+}
+
+void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
+				     uint64_t runtime_addr)
+{
+	uint64_t v;
+
+	if (!ref_sym || !runtime_addr)
+		return;
+	if (cachepin_binary__sym_value(pb->bin, ref_sym, &v) == 0)
+		pb->kaslr = (int64_t)(runtime_addr - v);
+}
+
+static bool is_kernel_dso(const char *dso)
+{
+	return !dso || !strcmp(dso, "[kernel.kallsyms]") || !strcmp(dso, "[kernel]") ||
+	       !strncmp(dso, "[kernel.kallsyms]", 17) || !strcmp(dso, "vmlinux") ||
+	       (strlen(dso) > 8 && !strcmp(dso + strlen(dso) - 8, "/vmlinux"));
+}
+
+/* Resolve a frame to a binary function and the offset into it; -1 if none. */
+static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
+		       uint64_t *off, bool *has_off)
+{
+	const struct cachepin_binary *bin = pb->bin;
+	const struct cachepin_func *f = NULL;
+	uint64_t addr;
+
+	*has_off = false;
+	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
+		if (!(pb->flags & CACHEPIN_PBUILD_KERNEL) || !is_kernel_dso(fr->dso))
+			return -1;
+	} else {
+		if (!(pb->flags & CACHEPIN_PBUILD_USER))
+			return -1;
+		if (fr->dso && fr->dso[0] != '[' && strcmp(base_name(fr->dso), pb->base))
+			return -1;
+		if (fr->dso && fr->dso[0] == '[')
+			return -1;
+	}
+	if (fr->flags & CACHEPIN_FRAME_HAS_SYM) {
+		f = cachepin_binary__lookup(bin, fr->sym, NULL, NULL);
+		if (f && (fr->flags & CACHEPIN_FRAME_HAS_OFF) && fr->symoff < (f->size ? f->size : 1)) {
+			*off = fr->symoff;
+			*has_off = true;
+		}
+		if (f)
+			return f - bin->funcs;
+	}
+	if (!(fr->flags & CACHEPIN_FRAME_HAS_IP))
+		return -1;
+	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
+		addr = fr->ip - (uint64_t)pb->kaslr;
+	} else if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
+		if (cachepin_binary__off_to_addr(bin, fr->file_off, &addr))
+			return -1;
+	} else if (fr->flags & CACHEPIN_FRAME_DSO_REL) {
+		if (cachepin_binary__off_to_addr(bin, fr->ip, &addr))
+			addr = fr->ip;
+	} else {
+		addr = fr->ip;
+	}
+	f = cachepin_binary__find_func(bin, addr);
+	if (!f)
+		return -1;
+	*off = addr - f->addr;
+	*has_off = true;
+	return f - bin->funcs;
+}
+
+static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool has_off,
+			 double w)
+{
+	const struct cachepin_func *bf = &pb->bin->funcs[fi];
+	struct pb_func *f = &pb->f[fi];
+	uint64_t g;
+
+	f->weight += w;
+	f->samples++;
+	if (!has_off) {
+		f->unif += w;
+		return 0;
+	}
+	if (!f->gran) {
+		uint64_t n = (bf->size + CACHEPIN_PROFILE_GRANULE - 1) / CACHEPIN_PROFILE_GRANULE;
+
+		if (n == 0)
+			n = 1;
+		if (n > (1u << 24))
+			n = 1u << 24;
+		f->gran = calloc(n, sizeof(*f->gran));
+		if (!f->gran)
+			return -ENOMEM;
+		f->ngran = (uint32_t)n;
+	}
+	g = off / CACHEPIN_PROFILE_GRANULE;
+	if (g >= f->ngran)
+		g = f->ngran - 1;
+	f->gran[g] += w;
+	return 0;
+}
+
+int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
+{
+	struct cachepin_pbuild *pb = ctx;
+	long prev = -1, fi;
+	uint64_t off;
+	bool has_off;
+	double w = (double)s->period;
+	uint32_t i;
+
+	pb->nr_samples++;
+	pb->period_sum += w;
+	pb->serial++;
+	if (!pb->event && s->event)
+		pb->event = strdup(s->event);
+	if (!s->nr)
+		return 0;
+	fi = pb_resolve(pb, &s->frames[0], &off, &has_off);
+	if (fi < 0)
+		return 0;
+	pb->nr_matched++;
+	pb->matched_weight += w;
+	if (pb_add_weight(pb, fi, off, has_off, w))
+		return pb->err = -ENOMEM;
+	pb->f[fi].incl += w;
+	pb->f[fi].seen = pb->serial;
+	prev = fi;
+	for (i = 1; i < s->nr; i++) {
+		struct edge_ent *e;
+		uint64_t key;
+
+		fi = pb_resolve(pb, &s->frames[i], &off, &has_off);
+		if (fi < 0)
+			break;	/* left the binary (user space, a module): stop the chain */
+		if (pb->f[fi].seen != pb->serial) {
+			pb->f[fi].incl += w;
+			pb->f[fi].seen = pb->serial;
+		}
+		if (fi == prev)
+			continue;
+		key = (uint64_t)fi << 32 | (uint64_t)prev;
+		HASH_FIND(hh, pb->edges, &key, sizeof(key), e);
+		if (!e) {
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return pb->err = -ENOMEM;
+			e->key = key;
+			e->callsite = has_off ? (uint32_t)off : UINT32_MAX;
+			HASH_ADD(hh, pb->edges, key, sizeof(e->key), e);
+		} else if (has_off && off < e->callsite) {
+			e->callsite = (uint32_t)off;
+		}
+		e->weight += w;
+		e->flags |= CACHEPIN_PEDGE_DYNAMIC;
+		prev = fi;
+	}
+	return 0;
+}
+
+static const char *func_object(const struct cachepin_binary *bin, const struct cachepin_func *f)
+{
+	const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
+
+	return u ? u->object : NULL;
+}
+
+static int cmp_pfunc(const void *a, const void *b)
+{
+	const struct cachepin_pfunc *x = a, *y = b;
+	int r;
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	r = strcmp(x->name, y->name);
+	if (r)
+		return r;
+	return strcmp(x->object ? x->object : "", y->object ? y->object : "");
+}
+
+static int cmp_pedge(const void *a, const void *b)
+{
+	const struct cachepin_pedge *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	return (x->callsite > y->callsite) - (x->callsite < y->callsite);
+}
+
+static struct cachepin_pfunc *profile_add_func(struct cachepin_profile *p, const char *name,
+					       const char *object)
+{
+	struct cachepin_pfunc *f;
+
+	if (GROW(p->funcs, p->cap_funcs, p->nr_funcs + 1))
+		return NULL;
+	f = &p->funcs[p->nr_funcs];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(name);
+	f->object = object ? strdup(object) : NULL;
+	if (!f->name || (object && !f->object))
+		return NULL;
+	p->nr_funcs++;
+	return f;
+}
+
+static int pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w)
+{
+	if (GROW(f->grans, f->cap_grans, f->nr_grans + 1))
+		return -ENOMEM;
+	f->grans[f->nr_grans].off = off;
+	f->grans[f->nr_grans].weight = w;
+	f->nr_grans++;
+	return 0;
+}
+
+static int profile_add_edge(struct cachepin_profile *p, uint32_t caller, uint32_t callee,
+			    uint32_t callsite, double w, unsigned int flags)
+{
+	struct cachepin_pedge *e;
+
+	if (GROW(p->edges, p->cap_edges, p->nr_edges + 1))
+		return -ENOMEM;
+	e = &p->edges[p->nr_edges++];
+	e->caller = caller;
+	e->callee = callee;
+	e->callsite = callsite;
+	e->weight = w;
+	e->flags = flags;
+	return 0;
+}
+
+/* Sort funcs by weight and remap the edges; OLD2NEW optional scratch. */
+static int profile_sort(struct cachepin_profile *p)
+{
+	size_t i;
+	uint32_t *perm;
+	struct {
+		struct cachepin_pfunc f;
+		uint32_t old;
+	} *tmp;
+
+	tmp = malloc((p->nr_funcs + 1) * sizeof(*tmp));
+	perm = malloc((p->nr_funcs + 1) * sizeof(*perm));
+	if (!tmp || !perm) {
+		free(tmp);
+		free(perm);
+		return -ENOMEM;
+	}
+	/* cmp_pfunc reads only the leading cachepin_pfunc part */
+	for (i = 0; i < p->nr_funcs; i++) {
+		tmp[i].f = p->funcs[i];
+		tmp[i].old = (uint32_t)i;
+	}
+	qsort(tmp, p->nr_funcs, sizeof(*tmp), cmp_pfunc);
+	for (i = 0; i < p->nr_funcs; i++) {
+		p->funcs[i] = tmp[i].f;
+		perm[tmp[i].old] = (uint32_t)i;
+	}
+	for (i = 0; i < p->nr_edges; i++) {
+		p->edges[i].caller = perm[p->edges[i].caller];
+		p->edges[i].callee = perm[p->edges[i].callee];
+	}
+	qsort(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
+	free(tmp);
+	free(perm);
+	return 0;
+}
+
+struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
+{
+	const struct cachepin_binary *bin = pb->bin;
+	struct cachepin_profile *p = calloc(1, sizeof(*p));
+	struct edge_ent *e, *tmp;
+	int32_t *slot = NULL;
+	char bid[129];
+	size_t i;
+	int err = pb->err;
+
+	slot = malloc((bin->nr_funcs + 1) * sizeof(*slot));
+	if (!p || !slot || err)
+		goto fail;
+	p->granule = CACHEPIN_PROFILE_GRANULE;
+	p->event = pb->event;
+	pb->event = NULL;
+	p->binary = strdup(pb->base);
+	p->build_id = strdup(cachepin_binary__build_id_str(bin, bid));
+	p->nr_samples = pb->nr_samples;
+	p->nr_matched = pb->nr_matched;
+	p->period_sum = pb->period_sum;
+	p->matched_weight = pb->matched_weight;
+	for (i = 0; i < bin->nr_funcs; i++) {
+		const struct cachepin_func *bf = &bin->funcs[i];
+		struct pb_func *f = &pb->f[i];
+		struct cachepin_pfunc *pf;
+		uint32_t g;
+
+		slot[i] = -1;
+		if (f->weight == 0 && f->incl == 0)
+			continue;
+		pf = profile_add_func(p, bf->name,
+				      (bf->flags & CACHEPIN_FUNC_DUPNAME) ? func_object(bin, bf) : NULL);
+		if (!pf)
+			goto fail;
+		slot[i] = (int32_t)(p->nr_funcs - 1);
+		pf->weight = f->weight;
+		pf->samples = f->samples;
+		pf->incl = f->incl;
+		pf->size = bf->size;
+		for (g = 0; g < f->ngran; g++)
+			if (f->gran[g] > 0 && pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g]))
+				goto fail;
+	}
+	HASH_ITER(hh, pb->edges, e, tmp) {
+		uint32_t caller = (uint32_t)(e->key >> 32), callee = (uint32_t)e->key;
+
+		if (slot[caller] < 0 || slot[callee] < 0)
+			continue;
+		if (profile_add_edge(p, (uint32_t)slot[caller], (uint32_t)slot[callee],
+				     e->callsite, e->weight, e->flags))
+			goto fail;
+	}
+	if (profile_sort(p))
+		goto fail;
+	free(slot);
+	for (i = 0; i < bin->nr_funcs; i++)
+		free(pb->f[i].gran);
+	HASH_ITER(hh, pb->edges, e, tmp) {
+		HASH_DEL(pb->edges, e);
+		free(e);
+	}
+	free(pb->f);
+	free(pb->event);
+	free(pb);
+	return p;
+fail:
+	free(slot);
+	cachepin_profile__free(p);
+	for (i = 0; i < bin->nr_funcs; i++)
+		free(pb->f[i].gran);
+	HASH_ITER(hh, pb->edges, e, tmp) {
+		HASH_DEL(pb->edges, e);
+		free(e);
+	}
+	free(pb->f);
+	free(pb->event);
+	free(pb);
+	errno = err ? -err : ENOMEM;
+	return NULL;
+}
+
+void cachepin_profile__free(struct cachepin_profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_funcs; i++) {
+		free(p->funcs[i].name);
+		free(p->funcs[i].object);
+		free(p->funcs[i].grans);
+	}
+	free(p->funcs);
+	free(p->edges);
+	free(p->event);
+	free(p->build_id);
+	free(p->binary);
+	free(p);
+}
+
+/* Static call graph: add edges (flag STATIC) between profiled functions. */
+int cachepin_profile__add_static(struct cachepin_profile *p, const struct cachepin_binary *bin,
+				 const struct cachepin_objects *objs)
+{
+	struct name_ent {
+		const char *name;
+		uint32_t idx;
+		UT_hash_handle hh;
+	} *byname = NULL, *n, *tmp;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < p->nr_funcs; i++) {
+		HASH_FIND_STR(byname, p->funcs[i].name, n);
+		if (n)
+			continue;
+		n = calloc(1, sizeof(*n));
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		n->name = p->funcs[i].name;
+		n->idx = (uint32_t)i;
+		HASH_ADD_KEYPTR(hh, byname, n->name, strlen(n->name), n);
+	}
+	for (i = 0; i < objs->nr_edges; i++) {
+		const struct cachepin_cgedge *ce = &objs->edges[i];
+		struct name_ent *a, *b;
+		bool found = false;
+
+		HASH_FIND_STR(byname, ce->caller, a);
+		HASH_FIND_STR(byname, ce->callee, b);
+		if (!a || !b || a->idx == b->idx)
+			continue;
+		for (j = 0; j < p->nr_edges; j++) {
+			if (p->edges[j].caller == a->idx && p->edges[j].callee == b->idx) {
+				p->edges[j].flags |= CACHEPIN_PEDGE_STATIC;
+				found = true;
+			}
+		}
+		if (!found && (err = profile_add_edge(p, a->idx, b->idx, UINT32_MAX, 0,
+						      CACHEPIN_PEDGE_STATIC)))
+			goto out;
+	}
+	qsort(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
+out:
+	HASH_ITER(hh, byname, n, tmp) {
+		HASH_DEL(byname, n);
+		free(n);
+	}
+	(void)bin;
+	return err;
+}
+
+/* ---- text format ---- */
+
+static void put_num(FILE *f, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		fprintf(f, "%.0f", v);
+	else
+		fprintf(f, "%.9g", v);
+}
+
+int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
+{
+	size_t i, j;
+
+	fprintf(f, "# cachepin-profile 1\n");
+	fprintf(f, "event %s\n", p->event ? p->event : "-");
+	fprintf(f, "binary %s\n", p->binary ? p->binary : "-");
+	fprintf(f, "build-id %s\n", p->build_id && *p->build_id ? p->build_id : "-");
+	fprintf(f, "granule %u\n", p->granule);
+	fprintf(f, "samples %" PRIu64 " %" PRIu64 "\n", p->nr_samples, p->nr_matched);
+	fprintf(f, "period ");
+	put_num(f, p->period_sum);
+	fputc(' ', f);
+	put_num(f, p->matched_weight);
+	fputc('\n', f);
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pfunc *pf = &p->funcs[i];
+
+		fprintf(f, "f %s %s ", pf->name, pf->object ? pf->object : "-");
+		put_num(f, pf->weight);
+		fprintf(f, " %" PRIu64 " ", pf->samples);
+		put_num(f, pf->incl);
+		fprintf(f, " %" PRIu64 "\n", pf->size);
+		for (j = 0; j < pf->nr_grans; j++) {
+			fprintf(f, "g 0x%x ", pf->grans[j].off);
+			put_num(f, pf->grans[j].weight);
+			fputc('\n', f);
+		}
+	}
+	for (i = 0; i < p->nr_edges; i++) {
+		const struct cachepin_pedge *e = &p->edges[i];
+		const struct cachepin_pfunc *a = &p->funcs[e->caller], *b = &p->funcs[e->callee];
+
+		fprintf(f, "e %s %s %s %s ", a->name, a->object ? a->object : "-",
+			b->name, b->object ? b->object : "-");
+		if (e->callsite == UINT32_MAX)
+			fprintf(f, "- ");
+		else
+			fprintf(f, "0x%x ", e->callsite);
+		put_num(f, e->weight);
+		fprintf(f, " %s%s\n", e->flags & CACHEPIN_PEDGE_DYNAMIC ? "d" : "",
+			e->flags & CACHEPIN_PEDGE_STATIC ? "s" : "");
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+bool cachepin_profile__is_profile(const char *path)
+{
+	char buf[24] = "";
+	FILE *f = fopen(path, "r");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fgets(buf, sizeof(buf), f) && !strncmp(buf, "# cachepin-profile ", 19);
+	fclose(f);
+	return yes;
+}
+
+/* Split LINE in place into at most MAX whitespace-separated fields. */
+static int split(char *line, char **fv, int max)
+{
+	int n = 0;
+
+	while (*line && n < max) {
+		while (isspace((unsigned char)*line))
+			line++;
+		if (!*line)
+			break;
+		fv[n++] = line;
+		while (*line && !isspace((unsigned char)*line))
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+	return n;
+}
+
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return (*end || errno || !isfinite(*v) || end == s) ? -EINVAL : 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return (*end || errno) ? -EINVAL : 0;
+}
+
+struct fkey_ent {
+	char *key;		/* "name\tobject" */
+	uint32_t idx;
+	UT_hash_handle hh;
+};
+
+static char *fkey(const char *name, const char *obj)
+{
+	size_t a = strlen(name), b = obj ? strlen(obj) : 1;
+	char *k = malloc(a + b + 2);
+
+	if (!k)
+		return NULL;
+	memcpy(k, name, a);
+	k[a] = '\t';
+	memcpy(k + a + 1, obj ? obj : "-", b + 1);
+	return k;
+}
+
+struct cachepin_profile *cachepin_profile__read(const char *path)
+{
+	struct cachepin_profile *p = NULL;
+	struct cachepin_pfunc *cur = NULL;
+	struct fkey_ent *idx = NULL, *ke, *ktmp;
+	char *line = NULL, *fv[10];
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	const char *what = NULL;
+	int err = 0, nf;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		errno = -err;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	p->granule = CACHEPIN_PROFILE_GRANULE;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		double v;
+		uint64_t u;
+
+		lineno++;
+		if (lineno == 1) {
+			if (strncmp(line, "# cachepin-profile 1", 20)) {
+				what = "not a cachepin profile (no '# cachepin-profile 1' line)";
+				goto bad;
+			}
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		nf = split(line, fv, (int)ARRAY_SIZE(fv));
+		if (!nf)
+			continue;
+		if (!strcmp(fv[0], "f")) {
+			if (nf != 7) {
+				what = "'f' needs name, object, weight, samples, inclusive, size";
+				goto bad;
+			}
+			cur = profile_add_func(p, fv[1], strcmp(fv[2], "-") ? fv[2] : NULL);
+			if (!cur) {
+				err = -ENOMEM;
+				goto out;
+			}
+			if (parse_num(fv[3], &cur->weight) || parse_u64(fv[4], &cur->samples) ||
+			    parse_num(fv[5], &cur->incl) || parse_u64(fv[6], &cur->size) ||
+			    cur->weight < 0) {
+				what = "bad number in 'f' line";
+				goto bad;
+			}
+			ke = calloc(1, sizeof(*ke));
+			if (!ke || !(ke->key = fkey(cur->name, cur->object))) {
+				free(ke);
+				err = -ENOMEM;
+				goto out;
+			}
+			ke->idx = (uint32_t)(p->nr_funcs - 1);
+			HASH_ADD_KEYPTR(hh, idx, ke->key, strlen(ke->key), ke);
+		} else if (!strcmp(fv[0], "g")) {
+			if (!cur || nf != 3 || parse_u64(fv[1], &u) || parse_num(fv[2], &v) ||
+			    u > UINT32_MAX || v < 0) {
+				what = "bad 'g' line (needs a preceding 'f', offset, weight)";
+				goto bad;
+			}
+			if (pfunc_add_gran(cur, (uint32_t)u, v)) {
+				err = -ENOMEM;
+				goto out;
+			}
+		} else if (!strcmp(fv[0], "e")) {
+			struct fkey_ent *a, *b;
+			char *k1, *k2;
+			uint64_t cs = UINT32_MAX;
+			unsigned int fl = 0;
+
+			if (nf != 8 || (strcmp(fv[5], "-") && parse_u64(fv[5], &cs)) ||
+			    parse_num(fv[6], &v)) {
+				what = "bad 'e' line (caller, object, callee, object, callsite, weight, flags)";
+				goto bad;
+			}
+			k1 = fkey(fv[1], strcmp(fv[2], "-") ? fv[2] : NULL);
+			k2 = fkey(fv[3], strcmp(fv[4], "-") ? fv[4] : NULL);
+			if (!k1 || !k2) {
+				free(k1);
+				free(k2);
+				err = -ENOMEM;
+				goto out;
+			}
+			HASH_FIND_STR(idx, k1, a);
+			HASH_FIND_STR(idx, k2, b);
+			free(k1);
+			free(k2);
+			if (!a || !b) {
+				what = "edge names a function that has no 'f' line";
+				goto bad;
+			}
+			if (strchr(fv[7], 'd'))
+				fl |= CACHEPIN_PEDGE_DYNAMIC;
+			if (strchr(fv[7], 's'))
+				fl |= CACHEPIN_PEDGE_STATIC;
+			if (profile_add_edge(p, a->idx, b->idx, (uint32_t)cs, v, fl)) {
+				err = -ENOMEM;
+				goto out;
+			}
+		} else if (!strcmp(fv[0], "event") && nf == 2) {
+			free(p->event);
+			p->event = strcmp(fv[1], "-") ? strdup(fv[1]) : NULL;
+		} else if (!strcmp(fv[0], "binary") && nf == 2) {
+			free(p->binary);
+			p->binary = strdup(fv[1]);
+		} else if (!strcmp(fv[0], "build-id") && nf == 2) {
+			free(p->build_id);
+			p->build_id = strdup(strcmp(fv[1], "-") ? fv[1] : "");
+		} else if (!strcmp(fv[0], "granule") && nf == 2) {
+			if (parse_u64(fv[1], &u) || !u || u > 4096) {
+				what = "bad granule";
+				goto bad;
+			}
+			p->granule = (uint32_t)u;
+		} else if (!strcmp(fv[0], "samples") && nf == 3) {
+			if (parse_u64(fv[1], &p->nr_samples) || parse_u64(fv[2], &p->nr_matched)) {
+				what = "bad 'samples' line";
+				goto bad;
+			}
+		} else if (!strcmp(fv[0], "period") && nf == 3) {
+			if (parse_num(fv[1], &p->period_sum) || parse_num(fv[2], &p->matched_weight)) {
+				what = "bad 'period' line";
+				goto bad;
+			}
+		} else {
+			what = "unknown line";
+			goto bad;
+		}
+	}
+	if (lineno == 0) {
+		what = "empty file";
+		goto bad;
+	}
+	if (profile_sort(p))
+		err = -ENOMEM;
+	goto out;
+bad:
+	pr_warn("'%s':%lu: %s\n", path, lineno ? lineno : 1, what);
+	err = -EINVAL;
+out:
+	HASH_ITER(hh, idx, ke, ktmp) {
+		HASH_DEL(idx, ke);
+		free(ke->key);
+		free(ke);
+	}
+	free(line);
+	fclose(f);
+	if (err) {
+		cachepin_profile__free(p);
+		errno = -err;
+		return NULL;
+	}
+	return p;
+}
+
+uint64_t cachepin_profile__digest(const struct cachepin_profile *p)
+{
+	uint64_t h = FNV1A_INIT;
+	size_t i, j;
+
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pfunc *f = &p->funcs[i];
+
+		h = cachepin_fnv1a(h, f->name, strlen(f->name) + 1);
+		if (f->object)
+			h = cachepin_fnv1a(h, f->object, strlen(f->object) + 1);
+		h = cachepin_fnv1a(h, &f->weight, sizeof(f->weight));
+		for (j = 0; j < f->nr_grans; j++) {
+			h = cachepin_fnv1a(h, &f->grans[j].off, sizeof(f->grans[j].off));
+			h = cachepin_fnv1a(h, &f->grans[j].weight, sizeof(f->grans[j].weight));
+		}
+	}
+	for (i = 0; i < p->nr_edges; i++)
+		h = cachepin_fnv1a(h, &p->edges[i].weight, sizeof(p->edges[i].weight));
+	return h;
+}
+
+ssize_t cachepin_profile__match(const struct cachepin_profile *p, const struct cachepin_binary *bin,
+				int *map, double *unmatched_w)
+{
+	ssize_t matched = 0;
+	size_t i;
+
+	if (unmatched_w)
+		*unmatched_w = 0;
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pfunc *pf = &p->funcs[i];
+		const struct cachepin_func *f;
+
+		f = cachepin_binary__lookup(bin, pf->name, pf->object, NULL);
+		if (!f && pf->object)
+			f = cachepin_binary__lookup(bin, pf->name, NULL, NULL);
+		map[i] = f ? (int)(f - bin->funcs) : -1;
+		if (f)
+			matched++;
+		else if (unmatched_w)
+			*unmatched_w += pf->weight;
+	}
+	return matched;
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin profile: perf.data, perf script text, hot lists (and existing
+ * profiles) to the normalized profile of cachepin-profile(5).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tool.h"
+
+enum { OPT_OUTPUT = 'o' };
+
+const struct tool_opt profile_opts[] = {
+	{ "output", 'o', "FILE", "write the profile to FILE (default: standard output)", OPT_OUTPUT },
+	TOOL_INPUT_OPTS,
+	{ NULL }
+};
+
+struct profile_args {
+	struct tool_inputs in;
+	const char *output;
+};
+
+static int profile_opt(int id, const char *arg, void *ctx)
+{
+	struct profile_args *a = ctx;
+
+	if (id == OPT_OUTPUT) {
+		a->output = arg;
+		return 0;
+	}
+	{
+		int r = tool_inputs_opt(&a->in, id, arg);
+
+		return r < 0 ? EXIT_USAGE : r;
+	}
+}
+
+static int write_profile(FILE *f, void *ctx)
+{
+	return cachepin_profile__write(ctx, f);
+}
+
+/* Merge Q into P (same binary): used when several inputs are given. */
+static int merge(struct cachepin_profile **p, struct cachepin_profile *q)
+{
+	if (!*p) {
+		*p = q;
+		return 0;
+	}
+	tool_error("several inputs are not supported yet; merge them with 'perf' first");
+	cachepin_profile__free(q);
+	return 1;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct profile_args a = { 0 };
+	struct cachepin_binary *bin;
+	struct cachepin_profile *p = NULL;
+	int i, first, rc = 1;
+
+	first = tool_parse(&tool_cmds[0], argc, argv, profile_opt, &a);
+	if (argc - first < 2) {
+		tool_error("profile: need a binary and at least one input");
+		tool_usage(&tool_cmds[0], stderr);
+		return EXIT_USAGE;
+	}
+	a.in.binary = argv[first];
+	bin = tool_open_binary(&a.in);
+	if (!bin)
+		return 1;
+	for (i = first + 1; i < argc; i++) {
+		struct cachepin_profile *q = tool_load_profile(&a.in, bin, argv[i]);
+
+		if (!q || merge(&p, q))
+			goto out;
+	}
+	if (tool_verbose)
+		fprintf(stderr, "cachepin: %" PRIu64 " of %" PRIu64 " samples matched, %zu functions, %zu edges\n",
+			p->nr_matched, p->nr_samples, p->nr_funcs, p->nr_edges);
+	rc = tool_write_file(a.output, write_profile, p);
+out:
+	cachepin_profile__free(p);
+	cachepin_binary__free(bin);
+	return rc;
+}

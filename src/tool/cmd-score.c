@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin score: the expected misses of the layout as it is in the
+ * binary, per set and in total, the worst sets and the functions that
+ * fight over them (model: cachepin/score.h, cachepin-score(1)).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <uthash.h>
+#include "cachepin/score.h"
+#include "cachepin/srcline.h"
+#include "tool.h"
+
+enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_OUTPUT = 'o' };
+
+const struct tool_opt score_opts[] = {
+	TOOL_CACHE_OPT,
+	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
+	{ "top", 0, "N", "show the N worst sets and pairs (default 10)", OPT_TOP },
+	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
+	{ "output", 'o', "FILE", "write the report to FILE (default: standard output)", OPT_OUTPUT },
+	TOOL_INPUT_OPTS,
+	{ NULL }
+};
+
+struct score_args {
+	struct tool_inputs in;
+	bool json;
+	unsigned int top;
+	size_t refs;
+	const char *output;
+};
+
+static int parse_count(const char *arg, size_t *v, const char *what)
+{
+	char *end;
+	unsigned long long n = strtoull(arg, &end, 10);
+
+	if (*end || end == arg || n == 0 || n > (1ULL << 31))
+		return tool_error("bad %s '%s'", what, arg) * EXIT_USAGE;
+	*v = (size_t)n;
+	return 0;
+}
+
+static int score_opt(int id, const char *arg, void *ctx)
+{
+	struct score_args *a = ctx;
+	size_t v;
+	int r;
+
+	switch (id) {
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case OPT_TOP:
+		if ((r = parse_count(arg, &v, "--top")))
+			return r;
+		a->top = (unsigned int)v;
+		return 0;
+	case OPT_REFS:
+		return parse_count(arg, &a->refs, "--refs");
+	case OPT_OUTPUT:
+		a->output = arg;
+		return 0;
+	}
+	r = tool_inputs_opt(&a->in, id, arg);
+	return r < 0 ? EXIT_USAGE : r;
+}
+
+struct pair_ent {
+	uint64_t key;		/* func a << 32 | func b, a < b */
+	uint64_t miss;
+	uint32_t sets;
+	UT_hash_handle hh;
+};
+
+struct report {
+	struct score_args *a;
+	struct cachepin_binary *bin;
+	struct cachepin_profile *prof;
+	struct cachepin_model *model;
+	struct cachepin_score *scores;
+	size_t nr_scores;
+	struct cachepin_srcline *sl;
+	double secs;
+};
+
+
+static const struct cachepin_score *sort_score;
+static int cmp_sets(const void *x, const void *y)
+{
+	const struct cachepin_score_set *a = &sort_score->sets[*(const uint32_t *)x];
+	const struct cachepin_score_set *b = &sort_score->sets[*(const uint32_t *)y];
+
+	if (a->miss[CACHEPIN_REPL_LRU] != b->miss[CACHEPIN_REPL_LRU])
+		return a->miss[CACHEPIN_REPL_LRU] < b->miss[CACHEPIN_REPL_LRU] ? 1 : -1;
+	return (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
+}
+
+static int cmp_pairs(const void *x, const void *y)
+{
+	const struct pair_ent *a = *(struct pair_ent *const *)x, *b = *(struct pair_ent *const *)y;
+
+	if (a->miss != b->miss)
+		return a->miss < b->miss ? 1 : -1;
+	return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Lines of SET, heaviest first: the MAX heaviest in OUT; returns how many there are. */
+static size_t set_lines(const struct cachepin_score *s, uint32_t set, size_t *out, size_t max)
+{
+	size_t i, n = 0, kept = 0, j;
+
+	for (i = 0; i < s->nr_lines; i++) {
+		if (((uint32_t)s->line_no[i] & (s->cache.sets - 1)) != set)
+			continue;
+		n++;
+		if (kept < max) {
+			j = kept++;
+		} else {
+			if (s->line_weight[i] <= s->line_weight[out[max - 1]])
+				continue;
+			j = max - 1;
+		}
+		while (j > 0 && s->line_weight[out[j - 1]] < s->line_weight[i]) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = i;
+	}
+	return n;
+}
+
+/* Pairs of functions that share over-full sets, by the misses they suffer there. */
+static struct pair_ent **fighting_pairs(const struct cachepin_score *s, size_t *np)
+{
+	struct pair_ent *pairs = NULL, *pe, *tmp, **arr;
+	uint64_t *fm = NULL;
+	uint32_t *fl = NULL;
+	size_t cap = 0, n, i, j, k;
+	uint32_t set;
+
+	for (set = 0; set < s->cache.sets; set++) {
+		if (s->sets[set].lines <= s->cache.ways || !s->sets[set].miss[CACHEPIN_REPL_LRU])
+			continue;
+		/* per function misses in this set */
+		n = 0;
+		for (i = 0; i < s->nr_lines; i++) {
+			uint32_t f = s->line_func[i];
+
+			if (((uint32_t)s->line_no[i] & (s->cache.sets - 1)) != set || f == UINT32_MAX)
+				continue;
+			for (j = 0; j < n && fl[j] != f; j++)
+				;
+			if (j == n) {
+				if (n + 1 > cap) {
+					cap = cap ? cap * 2 : 16;
+					fl = realloc(fl, cap * sizeof(*fl));
+					fm = realloc(fm, cap * sizeof(*fm));
+					if (!fl || !fm)
+						goto nomem;
+				}
+				fl[n] = f;
+				fm[n++] = 0;
+			}
+			fm[j] += s->line_miss[i];
+		}
+		for (j = 0; j < n; j++)
+			for (k = j + 1; k < n; k++) {
+				uint32_t a = fl[j] < fl[k] ? fl[j] : fl[k], b = fl[j] < fl[k] ? fl[k] : fl[j];
+				uint64_t key = (uint64_t)a << 32 | b;
+				uint64_t m = fm[j] < fm[k] ? fm[j] : fm[k];
+
+				if (!m)
+					continue;
+				HASH_FIND(hh, pairs, &key, sizeof(key), pe);
+				if (!pe) {
+					pe = calloc(1, sizeof(*pe));
+					if (!pe)
+						goto nomem;
+					pe->key = key;
+					HASH_ADD(hh, pairs, key, sizeof(pe->key), pe);
+				}
+				pe->miss += m;
+				pe->sets++;
+			}
+	}
+	free(fl);
+	free(fm);
+	n = HASH_COUNT(pairs);
+	arr = malloc((n + 1) * sizeof(*arr));
+	if (!arr)
+		goto nomem2;
+	i = 0;
+	HASH_ITER(hh, pairs, pe, tmp) {
+		HASH_DEL(pairs, pe);
+		arr[i++] = pe;
+	}
+	qsort(arr, n, sizeof(*arr), cmp_pairs);
+	*np = n;
+	return arr;
+nomem:
+	free(fl);
+	free(fm);
+nomem2:
+	HASH_ITER(hh, pairs, pe, tmp) {
+		HASH_DEL(pairs, pe);
+		free(pe);
+	}
+	*np = 0;
+	return NULL;
+}
+
+static double per_k(uint64_t miss, uint64_t fetches)
+{
+	return fetches ? 1000.0 * (double)miss / (double)fetches : 0;
+}
+
+static const char *fname(const struct report *r, uint32_t f)
+{
+	return f == UINT32_MAX ? "?" : r->bin->funcs[f].name;
+}
+
+static void text_cache(FILE *f, const struct report *r, const struct cachepin_score *s)
+{
+	const struct cachepin_cache *c = &s->cache;
+	uint32_t *order, i, over = 0, hot = 0;
+	struct pair_ent **pairs;
+	size_t np = 0, k;
+	unsigned int top = r->a->top;
+	static const char *const rn[] = { "LRU", "pseudo-random", "round-robin", "optimal (same sets)" };
+	enum cachepin_repl rp;
+
+	fprintf(f, "\ncache %s: %u KiB, %u-way, %u B lines, %u sets, way span %u B (CPU replaces %s)\n",
+		c->name, c->size / 1024, c->ways, c->line, c->sets, c->way_span,
+		cachepin_repl_name(c->repl));
+	fprintf(f, "  line fetches              %12" PRIu64 "   hot lines %" PRIu64 " (%.1f x capacity)\n",
+		s->fetches, s->distinct_lines, (double)s->distinct_lines / (c->size / c->line));
+	for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
+		fprintf(f, "  misses %-19s %12" PRIu64 "   %7.2f per 1000 fetches%s\n", rn[rp], s->miss[rp],
+			per_k(s->miss[rp], s->fetches), rp == c->repl ? "   <- this CPU" : "");
+	fprintf(f, "  fully associative LRU     %12" PRIu64 "   %7.2f per 1000 fetches\n", s->miss_fa_lru,
+		per_k(s->miss_fa_lru, s->fetches));
+	fprintf(f, "  fully associative optimal %12" PRIu64 "   %7.2f per 1000 fetches\n", s->miss_fa_opt,
+		per_k(s->miss_fa_opt, s->fetches));
+	fprintf(f, "  conflict part (LRU - fully associative LRU) %+" PRId64 " (%.1f %%)\n",
+		(int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru),
+		s->miss[CACHEPIN_REPL_LRU] ? 100.0 * ((double)s->miss[CACHEPIN_REPL_LRU] - (double)s->miss_fa_lru) /
+						     (double)s->miss[CACHEPIN_REPL_LRU] : 0);
+	for (i = 0; i < c->sets; i++) {
+		if (s->sets[i].lines)
+			hot++;
+		if (s->sets[i].lines > c->ways)
+			over++;
+	}
+	fprintf(f, "  sets with hot lines %u of %u; over %u hot lines: %u\n", hot, c->sets, c->ways, over);
+
+	order = malloc(c->sets * sizeof(*order));
+	if (!order)
+		return;
+	for (i = 0; i < c->sets; i++)
+		order[i] = i;
+	sort_score = s;
+	qsort(order, c->sets, sizeof(*order), cmp_sets);
+	fprintf(f, "\n  worst sets (LRU misses)\n  %5s %5s %7s %9s %9s  %s\n", "set", "lines", "weight%",
+		"miss-lru", "miss-rnd", "hottest lines (function+offset)");
+	for (i = 0; i < top && i < c->sets; i++) {
+		const struct cachepin_score_set *ss = &s->sets[order[i]];
+		size_t idx[6], n, j;
+
+		if (!ss->miss[CACHEPIN_REPL_LRU])
+			break;
+		n = set_lines(s, order[i], idx, ARRAY_LEN(idx));
+		fprintf(f, "  %5u %5u %7.2f %9" PRIu64 " %9" PRIu64 " ", order[i], ss->lines,
+			r->model->weight ? 100.0 * ss->weight / r->model->weight : 0,
+			ss->miss[CACHEPIN_REPL_LRU], ss->miss[CACHEPIN_REPL_RANDOM]);
+		for (j = 0; j < n && j < ARRAY_LEN(idx); j++) {
+			uint32_t fi = s->line_func[idx[j]];
+			uint64_t a = s->line_no[idx[j]] << c->line_shift;
+
+			fprintf(f, " %s+0x%" PRIx64, fname(r, fi),
+				fi == UINT32_MAX || a < r->bin->funcs[fi].addr ? 0 : a - r->bin->funcs[fi].addr);
+		}
+		if (n > ARRAY_LEN(idx))
+			fprintf(f, " (+%zu)", n - ARRAY_LEN(idx));
+		if (r->sl && n) {
+			const char *file, *inl;
+			unsigned int line;
+			uint64_t a = s->line_no[idx[0]] << c->line_shift;
+
+			if (cachepin_srcline__lookup(r->sl, a, &file, &line, &inl) == 0)
+				fprintf(f, "  [%s:%u%s%s]", file, line, inl ? " in " : "", inl ? inl : "");
+		}
+		fputc('\n', f);
+	}
+	free(order);
+
+	pairs = fighting_pairs(s, &np);
+	fprintf(f, "\n  functions fighting over sets (misses they suffer where they share over-full sets)\n");
+	fprintf(f, "  %9s %5s  %s\n", "misses", "sets", "pair");
+	for (k = 0; k < np && k < top; k++)
+		fprintf(f, "  %9" PRIu64 " %5u  %s <-> %s\n", pairs[k]->miss, pairs[k]->sets,
+			fname(r, (uint32_t)(pairs[k]->key >> 32)), fname(r, (uint32_t)pairs[k]->key));
+	if (!np)
+		fprintf(f, "  (none: no set holds more than %u hot lines)\n", c->ways);
+	for (k = 0; k < np; k++)
+		free(pairs[k]);
+	free(pairs);
+}
+
+static int write_text(FILE *f, void *ctx)
+{
+	const struct report *r = ctx;
+	const struct cachepin_profile *p = r->prof;
+	size_t i;
+
+	fprintf(f, "binary '%s': %s, ELF%d %s, %zu functions, %zu units\n", r->bin->path, r->bin->arch,
+		r->bin->elf_class, r->bin->big_endian ? "BE" : "LE", r->bin->nr_funcs, r->bin->nr_units);
+	fprintf(f, "profile: %" PRIu64 " samples, %" PRIu64 " matched (%.1f %%), event %s, %zu functions, %zu edges\n",
+		p->nr_samples, p->nr_matched, p->nr_samples ? 100.0 * (double)p->nr_matched / (double)p->nr_samples : 100.0,
+		p->event ? p->event : "-", p->nr_funcs, p->nr_edges);
+	fprintf(f, "model: %zu reference string entries over %zu granules, order from %s; %.2f %% of the weight too cold to model\n",
+		r->model->nr_refs, r->model->nr_items,
+		r->model->ordered ? "call edges" : "weight (no call edges)",
+		r->model->weight ? 100.0 * r->model->dropped / r->model->weight : 0);
+	for (i = 0; i < r->nr_scores; i++)
+		text_cache(f, r, &r->scores[i]);
+	return 0;
+}
+
+static int write_json(FILE *f, void *ctx)
+{
+	const struct report *r = ctx;
+	size_t i, k, np;
+	uint32_t set;
+
+	fprintf(f, "{\n  \"binary\": ");
+	json_str(f, r->bin->path);
+	fprintf(f, ",\n  \"arch\": ");
+	json_str(f, r->bin->arch);
+	fprintf(f, ",\n  \"functions\": %zu,\n  \"samples\": %" PRIu64 ",\n  \"matched\": %" PRIu64 ",\n",
+		r->bin->nr_funcs, r->prof->nr_samples, r->prof->nr_matched);
+	fprintf(f, "  \"model\": { \"refs\": %zu, \"granules\": %zu, \"ordered\": %s },\n",
+		r->model->nr_refs, r->model->nr_items, r->model->ordered ? "true" : "false");
+	fprintf(f, "  \"caches\": [");
+	for (i = 0; i < r->nr_scores; i++) {
+		const struct cachepin_score *s = &r->scores[i];
+		struct pair_ent **pairs;
+		enum cachepin_repl rp;
+
+		fprintf(f, "%s\n    { \"cache\": ", i ? "," : "");
+		json_str(f, s->cache.name);
+		fprintf(f, ", \"size\": %u, \"ways\": %u, \"line\": %u, \"sets\": %u,\n", s->cache.size,
+			s->cache.ways, s->cache.line, s->cache.sets);
+		fprintf(f, "      \"fetches\": %" PRIu64 ", \"hot_lines\": %" PRIu64 ",\n      \"misses\": {",
+			s->fetches, s->distinct_lines);
+		for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
+			fprintf(f, "%s\"%s\": %" PRIu64, rp ? ", " : " ", cachepin_repl_name(rp), s->miss[rp]);
+		fprintf(f, ", \"fully_associative_lru\": %" PRIu64 ", \"fully_associative_optimal\": %" PRIu64
+			", \"conflict\": %" PRId64 " },\n",
+			s->miss_fa_lru, s->miss_fa_opt, (int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru));
+		fprintf(f, "      \"sets_detail\": [");
+		for (set = 0, k = 0; set < s->cache.sets; set++) {
+			const struct cachepin_score_set *ss = &s->sets[set];
+
+			if (!ss->lines)
+				continue;
+			fprintf(f, "%s\n        { \"set\": %u, \"lines\": %u, \"weight\": %.6g, \"lru\": %" PRIu64
+				", \"random\": %" PRIu64 ", \"optimal\": %" PRIu64 ", \"fully_associative_lru\": %" PRIu64 " }",
+				k++ ? "," : "", set, ss->lines, ss->weight, ss->miss[CACHEPIN_REPL_LRU],
+				ss->miss[CACHEPIN_REPL_RANDOM], ss->miss[CACHEPIN_REPL_OPT], ss->miss_fa);
+		}
+		fprintf(f, "\n      ],\n      \"pairs\": [");
+		pairs = fighting_pairs(s, &np);
+		for (k = 0; k < np; k++) {
+			if (k < r->a->top) {
+				fprintf(f, "%s\n        { \"a\": ", k ? "," : "");
+				json_str(f, fname(r, (uint32_t)(pairs[k]->key >> 32)));
+				fprintf(f, ", \"b\": ");
+				json_str(f, fname(r, (uint32_t)pairs[k]->key));
+				fprintf(f, ", \"misses\": %" PRIu64 ", \"sets\": %u }", pairs[k]->miss, pairs[k]->sets);
+			}
+			free(pairs[k]);
+		}
+		free(pairs);
+		fprintf(f, "\n      ]\n    }");
+	}
+	fprintf(f, "\n  ]\n}\n");
+	return 0;
+}
+
+int cmd_score(int argc, char **argv)
+{
+	struct score_args a = { .top = 10 };
+	struct report r = { .a = &a };
+	struct cachepin_model_opts mo = { 0 };
+	int *map = NULL, first, rc = 1;
+	size_t i;
+
+	first = tool_parse(&tool_cmds[1], argc, argv, score_opt, &a);
+	if (argc - first != 2) {
+		tool_error("score: need a binary and a profile");
+		tool_usage(&tool_cmds[1], stderr);
+		return EXIT_USAGE;
+	}
+	if (tool_default_cache(&a.in))
+		return EXIT_USAGE;
+	a.in.binary = argv[first];
+	r.bin = tool_open_binary(&a.in);
+	if (!r.bin)
+		return 1;
+	r.prof = tool_load_profile(&a.in, r.bin, argv[first + 1]);
+	if (!r.prof)
+		goto out;
+	map = calloc(r.prof->nr_funcs + 1, sizeof(*map));
+	if (!map)
+		goto out;
+	cachepin_profile__match(r.prof, r.bin, map, NULL);
+	mo.refs = a.refs;
+	r.model = cachepin_model__new(r.prof, r.bin, map, &mo);
+	if (!r.model) {
+		tool_error("cannot build the model: %s", strerror(errno));
+		goto out;
+	}
+	r.scores = calloc(a.in.nr_caches, sizeof(*r.scores));
+	if (!r.scores)
+		goto out;
+	for (i = 0; i < a.in.nr_caches; i++) {
+		if (cachepin_score__run(r.model, NULL, &a.in.caches[i], CACHEPIN_SCORE_DETAIL, &r.scores[i])) {
+			tool_error("out of memory");
+			goto out;
+		}
+		r.nr_scores++;
+	}
+	if (!a.json)
+		r.sl = cachepin_srcline__open(a.in.binary);
+	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
+out:
+	cachepin_srcline__free(r.sl);
+	for (i = 0; i < r.nr_scores; i++)
+		cachepin_score__release(&r.scores[i]);
+	free(r.scores);
+	cachepin_model__free(r.model);
+	free(map);
+	cachepin_profile__free(r.prof);
+	cachepin_binary__free(r.bin);
+	return rc;
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Inputs shared by the commands: the binary (with map and objects) and
+ * the profile from any source (cachepin profile, perf.data, text).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cachepin/objects.h"
+#include "cachepin/perf.h"
+#include "cachepin/textin.h"
+#include "tool.h"
+
+static int push(const char ***arr, size_t *n, const char *v)
+{
+	const char **a = realloc(*arr, (*n + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a[(*n)++] = v;
+	*arr = a;
+	return 0;
+}
+
+int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
+{
+	switch (id) {
+	case 'm':
+		in->map = arg;
+		return 0;
+	case 1001:
+		return push(&in->objects, &in->nr_objects, arg) ? 1 : 0;
+	case 1002:
+		in->mode = 1;
+		return 0;
+	case 1003:
+		in->mode = 2;
+		return 0;
+	case 1004:
+		return push(&in->fixed, &in->nr_fixed, arg) ? 1 : 0;
+	case 'c': {
+		char *dup = strdup(arg), *s, *save = NULL;
+
+		if (!dup)
+			return 1;
+		for (s = strtok_r(dup, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+			if (in->nr_caches == ARRAY_LEN(in->caches)) {
+				free(dup);
+				return tool_error("too many caches (at most %zu)", ARRAY_LEN(in->caches));
+			}
+			if (cachepin_cache__parse(&in->caches[in->nr_caches], s)) {
+				free(dup);
+				return EXIT_USAGE;
+			}
+			in->nr_caches++;
+		}
+		free(dup);
+		return 0;
+	}
+	}
+	return -1;	/* not ours */
+}
+
+int tool_default_cache(struct tool_inputs *in)
+{
+	if (in->nr_caches)
+		return 0;
+	return cachepin_cache__parse(&in->caches[in->nr_caches++], "cortex-a9-32k");
+}
+
+struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
+{
+	struct cachepin_binary *bin = cachepin_binary__open(in->binary);
+	size_t i;
+
+	if (!bin)
+		return NULL;
+	if (in->map && cachepin_binary__load_map(bin, in->map)) {
+		cachepin_binary__free(bin);
+		return NULL;
+	}
+	for (i = 0; i < in->nr_fixed; i++)
+		cachepin_binary__fix(bin, in->fixed[i], "--fixed");
+	if (!in->mode) {
+		uint64_t v;
+
+		in->mode = cachepin_binary__sym_value(bin, "start_kernel", &v) == 0 ? 1 : 2;
+	}
+	return bin;
+}
+
+enum input_kind { IN_PROFILE, IN_PERF, IN_TEXT };
+
+static int input_kind(const char *path, enum input_kind *kind)
+{
+	char magic[20] = "";
+	ssize_t n;
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		*kind = IN_PERF;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tool_error("cannot open '%s': %s", path, strerror(errno));
+	n = read(fd, magic, sizeof(magic) - 1);
+	close(fd);
+	if (n < 0)
+		return tool_error("cannot read '%s': %s", path, strerror(errno));
+	if (n >= 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8) ||
+		       !memcmp(magic, "PERFFILE", 8)))
+		*kind = IN_PERF;
+	else if (!strncmp(magic, "# cachepin-profile", 18))
+		*kind = IN_PROFILE;
+	else
+		*kind = IN_TEXT;
+	return 0;
+}
+
+struct perf_ctx {
+	struct cachepin_pbuild *pb;
+	struct cachepin_perf *perf;
+	bool ref_done;
+};
+
+static int perf_sample(void *ctx, const struct cachepin_sample *s)
+{
+	struct perf_ctx *pc = ctx;
+
+	if (!pc->ref_done) {
+		const struct cachepin_perf_meta *m = cachepin_perf__meta(pc->perf);
+
+		if (m->has_kernel_map) {
+			cachepin_pbuild__set_kernel_ref(pc->pb, m->kernel_ref_sym, m->kernel_ref_addr);
+			pc->ref_done = true;
+		}
+	}
+	return cachepin_pbuild__add(pc->pb, s);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static void check_build_id(const struct cachepin_binary *bin, const struct cachepin_perf_meta *m,
+			   const char *path, bool kernel)
+{
+	char mine[129], theirs[129];
+	size_t i, j;
+
+	cachepin_binary__build_id_str(bin, mine);
+	if (!*mine)
+		return;
+	for (i = 0; i < m->nr_buildids; i++) {
+		const struct cachepin_perf_buildid *b = &m->buildids[i];
+		bool match = kernel ? !strcmp(b->name, "[kernel.kallsyms]")
+				    : !strcmp(base_name(b->name), base_name(bin->path));
+
+		if (!match)
+			continue;
+		for (j = 0; j < b->size && j < 64; j++)
+			sprintf(theirs + 2 * j, "%02x", b->id[j]);
+		theirs[2 * j] = '\0';
+		if (strcmp(mine, theirs))
+			fprintf(stderr, "cachepin: warning: build-id of '%s' (%s) differs from the one '%s' recorded (%s)\n",
+				bin->path, mine, path, theirs);
+		return;
+	}
+}
+
+static struct cachepin_profile *load_samples(struct tool_inputs *in, struct cachepin_binary *bin,
+					     const char *path, enum input_kind kind)
+{
+	unsigned int flags = in->mode == 1 ? CACHEPIN_PBUILD_KERNEL : CACHEPIN_PBUILD_USER;
+	struct cachepin_pbuild *pb = cachepin_pbuild__new(bin, flags);
+	struct cachepin_profile *p;
+	char *event = NULL;
+	int err;
+
+	if (!pb) {
+		tool_error("out of memory");
+		return NULL;
+	}
+	if (kind == IN_PERF) {
+		struct perf_ctx pc = { pb, cachepin_perf__open(path), false };
+
+		if (!pc.perf) {
+			cachepin_profile__free(cachepin_pbuild__finish(pb));
+			return NULL;
+		}
+		err = cachepin_perf__for_each_sample(pc.perf, perf_sample, &pc);
+		if (!err) {
+			const struct cachepin_perf_meta *m = cachepin_perf__meta(pc.perf);
+
+			check_build_id(bin, m, path, in->mode == 1);
+			if (m->nr_lost)
+				fprintf(stderr, "cachepin: warning: '%s' lost %" PRIu64 " samples\n",
+					path, m->nr_lost);
+		}
+		cachepin_perf__free(pc.perf);
+	} else {
+		err = cachepin_text__read(path, CACHEPIN_TEXT_AUTO, cachepin_pbuild__add, pb, &event);
+	}
+	p = cachepin_pbuild__finish(pb);
+	if (err || !p) {
+		free(event);
+		cachepin_profile__free(p);
+		if (!p && !err)
+			tool_error("out of memory");
+		return NULL;
+	}
+	if (event && !p->event)
+		p->event = event;
+	else
+		free(event);
+	if (!p->nr_matched) {
+		tool_error("'%s': no sample matched a function of '%s' (0 of %" PRIu64 " samples)",
+			   path, bin->path, p->nr_samples);
+		tool_hint("is '%s' the binary that was profiled? for a kernel pass the vmlinux and use --kernel; for a program, --user",
+			  bin->path);
+		cachepin_profile__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin,
+					   const char *path)
+{
+	struct cachepin_profile *p;
+	enum input_kind kind;
+
+	if (input_kind(path, &kind))
+		return NULL;
+	if (kind == IN_PROFILE) {
+		double uw = 0;
+		int *map;
+		ssize_t matched;
+
+		p = cachepin_profile__read(path);
+		if (!p)
+			return NULL;
+		map = calloc(p->nr_funcs + 1, sizeof(*map));
+		if (!map) {
+			cachepin_profile__free(p);
+			return NULL;
+		}
+		matched = cachepin_profile__match(p, bin, map, &uw);
+		free(map);
+		if (matched <= 0) {
+			tool_error("'%s': none of its %zu functions is in '%s'", path, p->nr_funcs, bin->path);
+			tool_hint("the profile was made for '%s'; pass that binary or one built from the same source",
+				  p->binary ? p->binary : "?");
+			cachepin_profile__free(p);
+			return NULL;
+		}
+	} else {
+		p = load_samples(in, bin, path, kind);
+		if (!p)
+			return NULL;
+	}
+	if (in->nr_objects) {
+		struct cachepin_objects *objs = cachepin_objects__load(in->objects, in->nr_objects);
+
+		if (!objs) {
+			cachepin_profile__free(p);
+			return NULL;
+		}
+		if (cachepin_profile__add_static(p, bin, objs)) {
+			cachepin_objects__free(objs);
+			cachepin_profile__free(p);
+			tool_error("out of memory");
+			return NULL;
+		}
+		cachepin_objects__free(objs);
+	}
+	return p;
+}
+
+int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
+{
+	char *tmp;
+	FILE *f;
+	int fd, err;
+
+	if (!path || !strcmp(path, "-")) {
+		err = fn(stdout, ctx);
+		if (fflush(stdout) || err)
+			return tool_error("cannot write output: %s", strerror(err ? -err : errno));
+		return 0;
+	}
+	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
+		return tool_error("out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = errno;
+		free(tmp);
+		return tool_error("cannot create '%s': %s", path, strerror(err));
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return tool_error("cannot write '%s'", path);
+	}
+	err = fn(f, ctx);
+	if (fflush(f) || ferror(f))
+		err = err ? err : -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		free(tmp);
+		return tool_error("cannot write '%s': %s", path, strerror(-err));
+	}
+	chmod(path, 0644);
+	free(tmp);
+	return 0;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

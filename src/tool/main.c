@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin: command dispatch (git-style table), option parsing generated
+ * from each command's option table, help.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tool.h"
+
+int tool_verbose;
+
+static const struct tool_opt no_opts[] = { { NULL } };
+
+extern const struct tool_opt profile_opts[], score_opts[];
+
+const struct tool_cmd tool_cmds[] = {
+	{ "profile", cmd_profile, "turn perf samples or a hot list into a cachepin profile",
+	  "[options] BINARY INPUT", profile_opts },
+	{ "score", cmd_score, "estimate the I-cache misses of the binary's layout",
+	  "[options] BINARY PROFILE", score_opts },
+	{ "help", cmd_help, "show help for a command, or the cache presets ('help caches')",
+	  "[COMMAND|caches]", no_opts },
+	{ "version", cmd_version, "print the version", "", no_opts },
+	{ NULL }
+};
+
+static int print_lib(enum cachepin_print_level level, const char *fmt, va_list ap)
+{
+	if ((int)level > tool_verbose)
+		return 0;
+	if (strncmp(fmt, "hint:", 5))
+		fputs("cachepin: ", stderr);
+	return vfprintf(stderr, fmt, ap);
+}
+
+int tool_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cachepin: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+void tool_hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hint: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tool_usage(const struct tool_cmd *cmd, FILE *f)
+{
+	const struct tool_opt *o;
+
+	fprintf(f, "usage: cachepin %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
+	if (cmd->opts && cmd->opts[0].name)
+		fprintf(f, "\n");
+	for (o = cmd->opts; o && o->name; o++) {
+		char left[64];
+
+		if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "    %-28s %s\n", left, o->help);
+	}
+	fprintf(f, "    %-28s %s\n", "-v, --verbose", "more progress messages (repeat for debug)");
+	fprintf(f, "    %-28s %s\n", "-h, --help", "show this help");
+}
+
+int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
+	       int (*on_opt)(int id, const char *arg, void *ctx), void *ctx)
+{
+	struct option lo[64];
+	char so[160];
+	size_t n = 0, ns = 0;
+	const struct tool_opt *o;
+	int c, err;
+
+	for (o = cmd->opts; o && o->name && n < ARRAY_LEN(lo) - 3; o++) {
+		lo[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->id };
+		if (o->short_name && ns < sizeof(so) - 3) {
+			so[ns++] = (char)o->short_name;
+			if (o->arg)
+				so[ns++] = ':';
+		}
+	}
+	lo[n++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	so[ns++] = 'v';
+	so[ns++] = 'h';
+	so[ns] = '\0';
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (c == 'v') {
+			tool_verbose++;
+			continue;
+		}
+		if (c == 'h') {
+			tool_usage(cmd, stdout);
+			exit(0);
+		}
+		if (c == '?' || c == ':') {
+			if (optopt)
+				tool_error("%s: unknown option '-%c' or missing argument", cmd->name, optopt);
+			else
+				tool_error("%s: unknown option or missing argument '%s'", cmd->name,
+					   argv[optind - 1]);
+			tool_usage(cmd, stderr);
+			exit(EXIT_USAGE);
+		}
+		err = on_opt(c, optarg, ctx);
+		if (err)
+			exit(err > 0 ? err : 1);
+	}
+	return optind;
+}
+
+int cmd_version(int argc, char **argv)
+{
+	printf("cachepin %s\n", cachepin_version());
+	return 0;
+}
+
+static void main_usage(FILE *f)
+{
+	const struct tool_cmd *c;
+
+	fprintf(f, "usage: cachepin [--version] [--help] <command> [<args>]\n\n");
+	fprintf(f, "Place hot code so that it stops fighting over instruction-cache sets.\n\n");
+	fprintf(f, "commands:\n");
+	for (c = tool_cmds; c->name; c++)
+		fprintf(f, "   %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nSee 'cachepin help <command>' or 'man cachepin-<command>'.\n");
+}
+
+static const struct tool_cmd *find_cmd(const char *name)
+{
+	const struct tool_cmd *c;
+
+	for (c = tool_cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const struct tool_cmd *c;
+
+	if (argc < 2) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "caches")) {
+		const struct cachepin_cache_preset *p;
+
+		printf("%-16s %-14s %s\n", "preset", "size:ways:line", "what");
+		for (p = cachepin_cache_presets; p->name; p++) {
+			char g[32];
+
+			snprintf(g, sizeof(g), "%uK:%u:%u", p->size / 1024, p->ways, p->line);
+			printf("%-16s %-14s %s\n", p->name, g, p->what);
+		}
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		tool_error("'%s' is not a cachepin command", argv[1]);
+		return EXIT_USAGE;
+	}
+	tool_usage(c, stdout);
+	return 0;
+}
+
+/* Levenshtein distance, for "did you mean". */
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b), i, j;
+	int d[32][32];
+
+	if (la > 30 || lb > 30)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+int main(int argc, char **argv)
+{
+	const struct tool_cmd *c;
+
+	cachepin_set_print(print_lib);
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		const struct tool_cmd *best = NULL;
+		int bd = 3;
+
+		tool_error("'%s' is not a cachepin command; see 'cachepin --help'", argv[1]);
+		for (c = tool_cmds; c->name; c++) {
+			int d = edit_distance(argv[1], c->name);
+
+			if (d < bd)
+				bd = d, best = c;
+		}
+		if (best)
+			tool_hint("did you mean '%s'?", best->name);
+		return EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The cachepin command line: shared declarations of the subcommands. */
+#ifndef CACHEPIN_TOOL_H
+#define CACHEPIN_TOOL_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include "cachepin/binary.h"
+#include "cachepin/cache.h"
+#include "cachepin/profile.h"
+
+#define EXIT_USAGE 129
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One option: the parser table and the --help text come from it. */
+struct tool_opt {
+	const char *name;	/* long name */
+	int short_name;		/* 0 if none */
+	const char *arg;	/* argument name, NULL for flags */
+	const char *help;
+	int id;			/* value returned by the parser */
+};
+
+struct tool_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage;	/* "[options] BINARY PROFILE" */
+	const struct tool_opt *opts;	/* terminated by a NULL name */
+};
+
+extern const struct tool_cmd tool_cmds[];
+extern int tool_verbose;
+
+/* Parse options of CMD; calls ON_OPT(id, optarg, ctx) per option. */
+int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
+	       int (*on_opt)(int id, const char *arg, void *ctx), void *ctx);
+void tool_usage(const struct tool_cmd *cmd, FILE *f);
+
+__attribute__((format(printf, 1, 2))) int tool_error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void tool_hint(const char *fmt, ...);
+
+/* Options shared by the commands that read a binary and a profile. */
+struct tool_inputs {
+	const char *binary;
+	const char *map;
+	const char **objects;
+	size_t nr_objects;
+	const char **fixed;
+	size_t nr_fixed;
+	int mode;		/* 0 auto, 1 kernel, 2 user */
+	struct cachepin_cache caches[8];
+	size_t nr_caches;
+	bool static_cg;
+};
+
+#define TOOL_INPUT_OPTS \
+	{ "map", 'm', "FILE", "GNU ld link map of the binary (ld -Map, vmlinux.map)", 'm' }, \
+	{ "objects", 0, "FILE", "object or archive for input sections and the static call graph (repeatable)", 1001 }, \
+	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 }, \
+	{ "user", 0, NULL, "take user-space samples of this program", 1003 }, \
+	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }
+
+#define TOOL_CACHE_OPT \
+	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random] or preset; comma list for several", 'c' }
+
+int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
+int tool_default_cache(struct tool_inputs *in);
+
+/* Open the binary with map and objects; NULL after printing an error. */
+struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
+
+/*
+ * Load a profile from PATH: a cachepin profile, a perf.data (file or pipe
+ * mode) or a text input.  Prints the error and returns NULL on failure or
+ * when nothing matched the binary.
+ */
+struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin,
+					   const char *path);
+
+/* Write atomically: the callback writes to a temporary file renamed on success. */
+int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
+
+/* JSON string literal. */
+void json_str(FILE *f, const char *s);
+
+int cmd_profile(int argc, char **argv);
+int cmd_score(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+#endif
