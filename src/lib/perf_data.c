@@ -102,15 +102,26 @@ struct perf_id {
 	UT_hash_handle hh;
 };
 
+/*
+ * A user map, valid from TIME on; from DEAD on, a newer map overlaps it
+ * somewhere (the lookup then compares candidates).  Records are not
+ * time-ordered across CPUs, so maps are collected in a first pass over
+ * the file and matched to samples by time, as perf does after sorting.
+ */
 struct perf_map {
 	uint64_t start, end, pgoff;
+	uint64_t time, dead;
 	char *name;
 };
+
+#define PROC_HOT 4
 
 struct perf_proc {
 	uint32_t pid;
 	struct perf_map *maps;
-	size_t nr, cap, last;
+	size_t nr, cap;
+	size_t hot[PROC_HOT];	/* recently hit maps */
+	unsigned int hot_next;
 	UT_hash_handle hh;
 };
 
@@ -149,6 +160,8 @@ struct cachepin_perf {
 	bool stopped;
 	int stop_val;
 	ssize_t first_attr;		/* attr of the first sample */
+	int pass;			/* 1: metadata records, 2: samples */
+	bool meta_done;
 
 	struct cachepin_perf_meta meta;
 };
@@ -311,7 +324,7 @@ static struct perf_proc *proc_find(struct cachepin_perf *p, uint32_t pid, bool c
 }
 
 static int proc_add_map(struct perf_proc *pr, uint64_t start, uint64_t len,
-			uint64_t pgoff, const char *name)
+			uint64_t pgoff, const char *name, uint64_t time)
 {
 	struct perf_map *m;
 
@@ -324,7 +337,9 @@ static int proc_add_map(struct perf_proc *pr, uint64_t start, uint64_t len,
 	m->start = start;
 	m->end = start + len < start ? UINT64_MAX : start + len;
 	m->pgoff = pgoff;
-	pr->last = pr->nr++;
+	m->time = time;
+	m->dead = UINT64_MAX;
+	pr->nr++;
 	return 0;
 }
 
@@ -335,7 +350,6 @@ static void proc_clear(struct perf_proc *pr)
 	for (i = 0; i < pr->nr; i++)
 		free(pr->maps[i].name);
 	pr->nr = 0;
-	pr->last = 0;
 }
 
 static void perf_free_procs(struct cachepin_perf *p)
@@ -351,37 +365,57 @@ static void perf_free_procs(struct cachepin_perf *p)
 	p->last_proc = NULL;
 }
 
-/* Newer maps shadow older ones, so search from the end. */
-static const struct perf_map *proc_lookup(struct perf_proc *pr, uint64_t ip)
+/* After the first pass: when does a newer overlapping map shadow each map? */
+static void proc_settle(struct perf_proc *pr)
 {
-	const struct perf_map *m;
-	size_t i;
+	size_t i, j;
 
-	if (pr->last < pr->nr) {
-		m = &pr->maps[pr->last];
-		if (ip >= m->start && ip < m->end)
-			goto check_shadow;
+	for (i = 0; i < pr->nr; i++) {
+		struct perf_map *m = &pr->maps[i];
+
+		m->dead = UINT64_MAX;
+		for (j = 0; j < pr->nr; j++) {
+			const struct perf_map *n = &pr->maps[j];
+
+			if (j == i || n->start >= m->end || n->end <= m->start)
+				continue;
+			if (n->time > m->time || (n->time == m->time && j > i)) {
+				if (n->time < m->dead)
+					m->dead = n->time;
+			}
+		}
 	}
-	for (i = pr->nr; i-- > 0;) {
-		m = &pr->maps[i];
-		if (ip >= m->start && ip < m->end) {
-			pr->last = i;
+	for (i = 0; i < PROC_HOT; i++)
+		pr->hot[i] = SIZE_MAX;
+}
+
+/* The newest map that covers IP at time T (later in the file wins ties). */
+static const struct perf_map *proc_lookup(struct perf_proc *pr, uint64_t ip, uint64_t t)
+{
+	const struct perf_map *m, *best = NULL;
+	size_t i, bi = 0;
+
+	for (i = 0; i < PROC_HOT; i++) {
+		if (pr->hot[i] >= pr->nr)
+			continue;
+		m = &pr->maps[pr->hot[i]];
+		if (ip >= m->start && ip < m->end && m->time <= t && t < m->dead)
 			return m;
+	}
+	for (i = 0; i < pr->nr; i++) {
+		m = &pr->maps[i];
+		if (ip < m->start || ip >= m->end || m->time > t)
+			continue;
+		if (!best || m->time >= best->time) {
+			best = m;
+			bi = i;
 		}
 	}
-	return NULL;
-
-check_shadow:
-	/* a later map over the same range wins */
-	for (i = pr->nr; --i > pr->last;) {
-		const struct perf_map *n = &pr->maps[i];
-
-		if (ip >= n->start && ip < n->end) {
-			pr->last = i;
-			return n;
-		}
+	if (best) {
+		pr->hot[pr->hot_next] = bi;
+		pr->hot_next = (pr->hot_next + 1) % PROC_HOT;
 	}
-	return m;
+	return best;
 }
 
 static int perf_add_kmap(struct cachepin_perf *p, const char *name, uint64_t start,
@@ -487,6 +521,22 @@ static struct perf_attr *perf_record_attr(struct cachepin_perf *p, const uint8_t
 	return perf_attr_by_id(p, ld64(p, rec + size - 8 * back));
 }
 
+/* The TIME of a non-sample record from its trailer, or 0. */
+static uint64_t trailer_time(const struct cachepin_perf *p, const struct perf_attr *a,
+			     const uint8_t *rec, uint16_t size)
+{
+	uint64_t st = a->sample_type;
+	size_t back;
+
+	if (!(a->flags & AF_SAMPLE_ID_ALL) || !(st & ST_TIME))
+		return 0;
+	back = 1 + !!(st & ST_IDENTIFIER) + !!(st & ST_CPU) + !!(st & ST_STREAM_ID) +
+	       !!(st & ST_ID);
+	if (8 * back > (size_t)size - 8)
+		return 0;
+	return ld64(p, rec + size - 8 * back);
+}
+
 static size_t trailer_len(const struct perf_attr *a)
 {
 	if (!(a->flags & AF_SAMPLE_ID_ALL))
@@ -502,7 +552,7 @@ static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t mis
 	const uint8_t *q = rec + 8, *end = rec + size, *chain = NULL;
 	const struct perf_attr *a;
 	struct cachepin_sample s;
-	uint64_t st, ip = 0, period = 0, nr_chain = 0, n, i;
+	uint64_t st, ip = 0, period = 0, nr_chain = 0, n, i, t = UINT64_MAX;
 	uint32_t pid = 0, tid = 0;
 	bool has_ip, has_period, kern, dup_checked;
 	struct perf_proc *pr = NULL;
@@ -549,7 +599,12 @@ static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t mis
 		tid = ld32(p, q + 4);
 		q += 8;
 	}
-	n = !!(st & ST_TIME) + !!(st & ST_ADDR) + !!(st & ST_ID) +
+	if (st & ST_TIME) {
+		NEED(8);
+		t = ld64(p, q);
+		q += 8;
+	}
+	n = !!(st & ST_ADDR) + !!(st & ST_ID) +
 	    !!(st & ST_STREAM_ID) + !!(st & ST_CPU);
 	NEED(8 * n);
 	q += 8 * n;
@@ -718,7 +773,7 @@ static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t mis
 				if (!pr)
 					continue;
 			}
-			m = proc_lookup(pr, f->ip);
+			m = proc_lookup(pr, f->ip, t);
 			if (m) {
 				f->dso = m->name;
 				f->file_off = f->ip - m->start + m->pgoff;
@@ -884,10 +939,12 @@ static int perf_mmap(struct cachepin_perf *p, uint32_t type, const uint8_t *rec,
 	const char *name;
 	char buf[4096];
 	struct perf_proc *pr;
+	struct perf_attr *a;
 
 	if (size < name_off)
 		return perf_truncated(p, off, name_off, size);
-	tl = trailer_len(perf_record_attr(p, rec, size));
+	a = perf_record_attr(p, rec, size);
+	tl = trailer_len(a);
 	nend = size - name_off > tl ? size - tl : size;
 	pid = ld32(p, rec + 8);
 	start = ld64(p, rec + 16);
@@ -905,21 +962,23 @@ static int perf_mmap(struct cachepin_perf *p, uint32_t type, const uint8_t *rec,
 	pr = proc_find(p, pid, true);
 	if (!pr)
 		return -ENOMEM;
-	return proc_add_map(pr, start, len, pgoff, buf);
+	return proc_add_map(pr, start, len, pgoff, buf, trailer_time(p, a, rec, size));
 }
 
 static int perf_fork(struct cachepin_perf *p, const uint8_t *rec, uint16_t size,
 		     uint64_t off)
 {
 	struct perf_proc *parent, *child;
+	uint64_t time;
 	uint32_t pid, ppid;
 	size_t i, nr;
 	int err;
 
-	if (size < 24)
-		return perf_truncated(p, off, 24, size);
+	if (size < 32)
+		return perf_truncated(p, off, 32, size);
 	pid = ld32(p, rec + 8);
 	ppid = ld32(p, rec + 12);
+	time = ld64(p, rec + 24);
 	if (pid == ppid)
 		return 0;	/* a new thread shares the maps */
 	parent = proc_find(p, ppid, false);
@@ -934,7 +993,10 @@ static int perf_fork(struct cachepin_perf *p, const uint8_t *rec, uint16_t size,
 	for (i = 0; i < nr; i++) {
 		const struct perf_map *m = &parent->maps[i];
 
-		err = proc_add_map(child, m->start, m->end - m->start, m->pgoff, m->name);
+		if (m->time > time)
+			continue;
+		err = proc_add_map(child, m->start, m->end - m->start, m->pgoff, m->name,
+				   m->time);
 		if (err)
 			return err;
 	}
@@ -1030,7 +1092,20 @@ static int perf_record(struct cachepin_perf *p, const uint8_t *rec, uint32_t typ
 	*extra = 0;
 	switch (type) {
 	case REC_SAMPLE:
-		return perf_sample(p, rec, misc, size, off, fn, ctx);
+		if (p->pass == 2)
+			return perf_sample(p, rec, misc, size, off, fn, ctx);
+		return 0;
+	case REC_HEADER_TRACING_DATA:
+	case REC_AUXTRACE:
+	case REC_COMPRESSED:
+	case REC_COMPRESSED2:
+		break;
+	default:
+		if (p->pass == 2)
+			return 0;
+	}
+
+	switch (type) {
 	case REC_MMAP:
 	case REC_MMAP2:
 		return perf_mmap(p, type, rec, misc, size, off);
@@ -1355,8 +1430,8 @@ out_free:
 	return NULL;
 }
 
-/* Forget what a previous pass collected from the record stream. */
-static void perf_reset(struct cachepin_perf *p)
+/* Forget what the metadata pass collected from the record stream. */
+static void perf_reset_meta(struct cachepin_perf *p)
 {
 	struct cachepin_perf_meta *m = &p->meta;
 	size_t i;
@@ -1371,13 +1446,8 @@ static void perf_reset(struct cachepin_perf *p)
 	zfree(&m->kernel_ref_sym);
 	m->kernel_ref_addr = 0;
 	m->has_kernel_map = false;
-	m->nr_samples = m->period_sum = m->nr_lost = 0;
-	zfree(&m->event);
-	p->first_attr = -1;
-	p->stopped = false;
-	p->zlen = 0;
-	if (p->zctx)
-		ZSTD_DCtx_reset(p->zctx, ZSTD_reset_session_only);
+	m->nr_lost = 0;
+	p->meta_done = false;
 	if (m->pipe) {
 		struct perf_id *e, *tmp;
 
@@ -1395,25 +1465,55 @@ static void perf_reset(struct cachepin_perf *p)
 	}
 }
 
-int cachepin_perf__for_each_sample(struct cachepin_perf *p,
-				   cachepin_sample_fn_t fn, void *ctx)
+static int perf_pass(struct cachepin_perf *p, int pass, cachepin_sample_fn_t fn,
+		     void *ctx)
 {
 	size_t used;
 	int err;
 
-	perf_reset(p);
+	p->pass = pass;
+	p->zlen = 0;
+	if (p->zctx)
+		ZSTD_DCtx_reset(p->zctx, ZSTD_reset_session_only);
 	err = perf_walk(p, p->buf + p->data_off, p->data_end - p->data_off,
 			p->data_off, false, &used, fn, ctx);
+	if (err)
+		return err;
+	if (p->zlen && pass == 1)
+		pr_warn("'%s': compressed data ends inside a record (%zu bytes left)\n",
+			p->path, p->zlen);
+	return 0;
+}
+
+int cachepin_perf__for_each_sample(struct cachepin_perf *p,
+				   cachepin_sample_fn_t fn, void *ctx)
+{
+	struct cachepin_perf_meta *m = &p->meta;
+	struct perf_proc *pr, *tmp;
+	int err;
+
+	if (!p->meta_done) {
+		perf_reset_meta(p);
+		err = perf_pass(p, 1, NULL, NULL);
+		if (err)
+			return err;
+		HASH_ITER(hh, p->procs, pr, tmp)
+			proc_settle(pr);
+		p->meta_done = true;
+	}
+
+	m->nr_samples = m->period_sum = 0;
+	zfree(&m->event);
+	p->first_attr = -1;
+	p->stopped = false;
+	err = perf_pass(p, 2, fn, ctx);
 	if (p->stopped)
 		return p->stop_val;
 	if (err)
 		return err;
-	if (p->zlen)
-		pr_warn("'%s': compressed data ends inside a record (%zu bytes left)\n",
-			p->path, p->zlen);
 	if (p->first_attr >= 0 && p->attrs[p->first_attr].name) {
-		p->meta.event = strdup(p->attrs[p->first_attr].name);
-		if (!p->meta.event)
+		m->event = strdup(p->attrs[p->first_attr].name);
+		if (!m->event)
 			return -ENOMEM;
 	}
 	return 0;
@@ -1431,7 +1531,8 @@ void cachepin_perf__free(struct cachepin_perf *p)
 
 	if (!p)
 		return;
-	perf_reset(p);
+	perf_reset_meta(p);
+	free(p->meta.event);
 	HASH_ITER(hh, p->ids, e, tmp) {
 		HASH_DEL(p->ids, e);
 		free(e);

@@ -7,7 +7,7 @@
  * One line per sample: "PERIOD NR IP0 IP1 ..." (hex ips).  -f prints
  * one line per frame instead: "  IP FLAGS DSO FILE_OFF".  -m appends the
  * meta data after the samples.  -s prints perf script's view instead:
- * the period on a line, then one line per frame (hex, dso-relative for
+ * "P PERIOD" on a line, then one line per frame (hex, dso-relative for
  * user frames in a known map).  -q prints no samples.
  */
 #include <getopt.h>
@@ -26,7 +26,7 @@ static void print_script(FILE *out, const struct cachepin_sample *s)
 {
 	uint32_t i;
 
-	fprintf(out, "%" PRIu64 "\n", s->period);
+	fprintf(out, "P %" PRIu64 "\n", s->period);
 	for (i = 0; i < s->nr; i++) {
 		const struct cachepin_frame *f = &s->frames[i];
 

@@ -1,0 +1,55 @@
+# Shared helpers of the run-perf-data*.sh tests (sourced after test-subr.sh).
+need_cmd perf gcc awk
+
+# perfwork: the profiled program, built in the scratch directory.
+build_perfwork() {
+	gcc -O2 -g -fno-omit-frame-pointer -no-pie -fdebug-prefix-map="$PWD"=. \
+		-o perfwork "$srcdir/src/perfwork.c" || fail "cannot build perfwork"
+}
+
+# one_line: join perf-dump -s style blocks (a "P period" line, then frame
+# lines) into one sorted line per sample.  perf script sorts samples by
+# time, the reader delivers them in file order; records are not
+# time-ordered across CPUs, so compare the sets.
+one_line() {
+	awk '/^P / { if (l != "") print l; l = $2; next } { l = l " " $1 }
+		END { if (l != "") print l }' | LC_ALL=C sort
+}
+
+# perf_view FILE OUT: perf script's per-sample view: the period, then the
+# address of every frame (sample ip first, callers after).
+perf_view() {
+	perf script -i "$1" -F period,ip,sym 2> perf-script.err |
+		awk '/^\t/ { print $1; next } /^ *[0-9]+ *$/ { print "P", $1 }' | one_line > "$2"
+	[ -s "$2" ] || { cat perf-script.err >&2; fail "perf script printed no samples of '$1'"; }
+}
+
+# check_same FILE [INPUT]: the reader's view of INPUT (default FILE; "-"
+# reads FILE from standard input) equals perf's view of FILE, both the
+# callchains and the raw sample ip of each sample.
+check_same() {
+	f=$1; in=${2:-$1}
+	perf_view "$f" perf.view
+	if [ "$in" = - ]; then
+		"$TOOLS/perf-dump" -s - < "$f" > ours.raw || fail "perf-dump -s - < $f failed"
+	else
+		"$TOOLS/perf-dump" -s "$in" > ours.raw || fail "perf-dump -s $in failed"
+	fi
+	one_line < ours.raw > ours.view
+	diff -u perf.view ours.view > view.diff ||
+		{ head -40 view.diff >&2; fail "callchains of '$in' differ from perf script"; }
+
+	perf script -i "$f" -F period,ip -G 2> perf-script.err | awk '{ print $1, $2 }' | LC_ALL=C sort > perf.ip
+	if [ "$in" = - ]; then
+		"$TOOLS/perf-dump" - < "$f" | awk '{ print $1, $3 }' | LC_ALL=C sort > ours.ip
+	else
+		"$TOOLS/perf-dump" "$in" | awk '{ print $1, $3 }' | LC_ALL=C sort > ours.ip
+	fi
+	diff -u perf.ip ours.ip > ip.diff ||
+		{ head -40 ip.diff >&2; fail "sample ips of '$in' differ from perf script"; }
+}
+
+# meta_field FILE KEY: a line of perf-dump -m.
+meta_field() {
+	"$TOOLS/perf-dump" -q -m "$1" | sed -n "s/^# $2 //p"
+}
