@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The cache model: geometry parsing, set index, and the simulators
+ * against hand-computed rows and against naive reference implementations
+ * on random strings.
+ */
+#include <string.h>
+#include "cachepin/cache.h"
+#include "unit.h"
+
+static const struct {
+	const char *spec;
+	int ok;
+	uint32_t sets, way_span, ways, line;
+	enum cachepin_repl repl;
+} parse_rows[] = {
+	{ "32K:4:32", 1, 256, 8192, 4, 32, CACHEPIN_REPL_LRU },
+	{ "16k:4:32:random", 1, 128, 4096, 4, 32, CACHEPIN_REPL_RANDOM },
+	{ "65536:4:32", 1, 512, 16384, 4, 32, CACHEPIN_REPL_LRU },
+	{ "cortex-a9-32k", 1, 256, 8192, 4, 32, CACHEPIN_REPL_RANDOM },
+	{ "cortex-a9-64k", 1, 512, 16384, 4, 32, CACHEPIN_REPL_RANDOM },
+	{ "mips-74k-32k", 1, 256, 8192, 4, 32, CACHEPIN_REPL_LRU },
+	{ "x86-64", 1, 64, 4096, 8, 64, CACHEPIN_REPL_LRU },
+	{ "32K:3:32", 0 },	/* sets not a power of two */
+	{ "32K:4:48", 0 },	/* line not a power of two */
+	{ "32K:4", 0 },
+	{ "32K:4:32:lfu", 0 },
+	{ "cortex-a99", 0 },
+	{ "", 0 },
+	{ "K:4:32", 0 },
+	{ "99999999999999999999:4:32", 0 },
+};
+
+/* Naive LRU: a list per set, move to front. */
+static uint64_t naive_lru(const struct cachepin_cache *c, const uint64_t *l, size_t n, bool fa)
+{
+	uint32_t sets = fa ? 1 : c->sets, ways = fa ? c->size / c->line : c->ways;
+	uint64_t *st = calloc((size_t)sets * ways, sizeof(*st));
+	uint32_t *fill = calloc(sets, sizeof(*fill));
+	uint64_t miss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t s = fa ? 0 : (uint32_t)l[i] & (sets - 1), w, k;
+		uint64_t *t = st + (size_t)s * ways;
+
+		for (w = 0; w < fill[s] && t[w] != l[i]; w++)
+			;
+		if (w == fill[s]) {
+			miss++;
+			if (fill[s] < ways)
+				fill[s]++;
+			w = fill[s] - 1;
+		}
+		for (k = w; k > 0; k--)
+			t[k] = t[k - 1];
+		t[0] = l[i];
+	}
+	free(st);
+	free(fill);
+	return miss;
+}
+
+/* Naive Belady with bypass: evict the resident (or the incoming) line reused last. */
+static uint64_t naive_opt(const struct cachepin_cache *c, const uint64_t *l, size_t n, bool fa)
+{
+	uint32_t sets = fa ? 1 : c->sets, ways = fa ? c->size / c->line : c->ways;
+	uint64_t *st = calloc((size_t)sets * ways, sizeof(*st));
+	uint32_t *fill = calloc(sets, sizeof(*fill));
+	uint64_t miss = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		uint32_t s = fa ? 0 : (uint32_t)l[i] & (sets - 1), w, victim = 0;
+		uint64_t *t = st + (size_t)s * ways;
+		size_t far = 0, inc;
+
+		for (w = 0; w < fill[s] && t[w] != l[i]; w++)
+			;
+		if (w < fill[s])
+			continue;
+		miss++;
+		if (fill[s] < ways) {
+			t[fill[s]++] = l[i];
+			continue;
+		}
+		for (inc = i + 1; inc < n && l[inc] != l[i]; inc++)
+			;
+		for (w = 0; w < ways; w++) {
+			for (j = i + 1; j < n && l[j] != t[w]; j++)
+				;
+			if (j > far)
+				far = j, victim = w;
+		}
+		if (inc >= far)
+			continue;
+		t[victim] = l[i];
+	}
+	free(st);
+	free(fill);
+	return miss;
+}
+
+int main(void)
+{
+	struct cachepin_cache c;
+	uint64_t lines[4000], set_miss[256];
+	size_t i, n;
+	uint64_t seed = 12345, v;
+	unsigned int r;
+
+	cachepin_set_print(NULL);
+	for (i = 0; i < sizeof(parse_rows) / sizeof(parse_rows[0]); i++) {
+		int err = cachepin_cache__parse(&c, parse_rows[i].spec);
+
+		CHECK((err == 0) == parse_rows[i].ok, "parse '%s' gave %d", parse_rows[i].spec, err);
+		if (err || !parse_rows[i].ok)
+			continue;
+		CHECK(c.sets == parse_rows[i].sets, "'%s' sets %u", parse_rows[i].spec, c.sets);
+		CHECK(c.way_span == parse_rows[i].way_span, "'%s' way span %u", parse_rows[i].spec, c.way_span);
+		CHECK(c.ways == parse_rows[i].ways && c.line == parse_rows[i].line, "'%s' ways/line", parse_rows[i].spec);
+		CHECK(c.repl == parse_rows[i].repl, "'%s' repl %d", parse_rows[i].spec, c.repl);
+	}
+
+	cachepin_cache__parse(&c, "32K:4:32");
+	CHECK(cachepin_cache__set(&c, 0xc0100000) == 0, "set of 0xc0100000");
+	CHECK(cachepin_cache__set(&c, 0xc0100020) == 1, "next line, next set");
+	CHECK(cachepin_cache__set(&c, 0xc0102000) == 0, "one way span on: same set");
+	CHECK(cachepin_cache__set(&c, 0xc0101fe0) == 255, "last set");
+
+	/* A per-packet path cycling through 5 lines of one 4-way set, 10 times. */
+	for (n = 0; n < 50; n++)
+		lines[n] = (n % 5) * (c.way_span / c.line);
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_LRU, false, lines, n, 1, set_miss, NULL);
+	CHECK(v == 50, "5 lines cycling in a 4-way LRU set: all miss (got %llu)", (unsigned long long)v);
+	CHECK(set_miss[0] == 50, "all in set 0");
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_RR, false, lines, n, 1, NULL, NULL);
+	CHECK(v == 50, "round-robin thrashes too (got %llu)", (unsigned long long)v);
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_RANDOM, false, lines, n, 1, NULL, NULL);
+	CHECK(v > 5 && v < 50, "random misses some (got %llu)", (unsigned long long)v);
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_OPT, false, lines, n, 1, NULL, NULL);
+	CHECK(v == naive_opt(&c, lines, n, false) && v < 25, "optimal (got %llu)", (unsigned long long)v);
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_LRU, true, lines, n, 1, NULL, NULL);
+	CHECK(v == 5, "fully associative: only cold misses (got %llu)", (unsigned long long)v);
+	/* Four lines fit. */
+	for (n = 0; n < 40; n++)
+		lines[n] = (n % 4) * (c.way_span / c.line);
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_LRU, false, lines, n, 1, NULL, NULL);
+	CHECK(v == 4, "4 lines in a 4-way set: cold misses only (got %llu)", (unsigned long long)v);
+	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_RANDOM, false, lines, n, 1, NULL, NULL);
+	CHECK(v == 4, "random, 4 lines: cold misses only (got %llu)", (unsigned long long)v);
+
+	/* Differential: random strings against the naive simulators. */
+	cachepin_cache__parse(&c, "1K:2:32");	/* 16 sets, capacity 32 lines */
+	for (r = 0; r < 200; r++) {
+		uint32_t universe = 8 + r % 120;
+		uint8_t miss[4000];
+		uint64_t sum = 0;
+
+		n = 500 + (r * 37) % 3000;
+		for (i = 0; i < n; i++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			lines[i] = seed % universe;
+		}
+		v = cachepin_cache__simulate(&c, CACHEPIN_REPL_LRU, false, lines, n, 1, NULL, miss);
+		CHECK(v == naive_lru(&c, lines, n, false), "lru row %u", r);
+		for (i = 0; i < n; i++)
+			sum += miss[i];
+		CHECK(sum == v, "per-reference misses add up (row %u)", r);
+		CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL_LRU, true, lines, n, 1, NULL, NULL) ==
+		      naive_lru(&c, lines, n, true), "fully associative lru row %u", r);
+		CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL_OPT, false, lines, n, 1, NULL, NULL) ==
+		      naive_opt(&c, lines, n, false), "opt row %u", r);
+		CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL_OPT, true, lines, n, 1, NULL, NULL) ==
+		      naive_opt(&c, lines, n, true), "fully associative opt row %u", r);
+		CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL_OPT, false, lines, n, 1, NULL, NULL) <=
+		      cachepin_cache__simulate(&c, CACHEPIN_REPL_RANDOM, false, lines, n, 7, NULL, NULL),
+		      "opt <= random row %u", r);
+	}
+	UNIT_DONE();
+}
