@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared between elf.c and linkmap.c (the two halves of struct cachepin_binary). */
+#ifndef CACHEPIN_BINARY_INT_H
+#define CACHEPIN_BINARY_INT_H
+
+#include "cachepin/binary.h"
+
+/*
+ * Why the input section SECTION of OBJECT (may be NULL) must stay where
+ * the linker put it, or NULL if a linker script may move it.
+ */
+const char *cachepin_unit_fixed_why(const struct cachepin_binary *bin,
+				    const char *section, const char *object);
+
+/*
+ * Replace the units of BIN by UNITS[0..N) (taken over, also on error):
+ * sorts them by address, sets fixed/whole flags and links the functions.
+ */
+int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit *units,
+			      size_t n);
+
+/* Index into bin->secs of the section named NAME, or -1. */
+int cachepin_binary_sec_by_name(const struct cachepin_binary *bin, const char *name);
+
+#endif

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Address to source line through libdwarf: every CU's line table is read
+ * once into one sorted array of rows; DW_TAG_inlined_subroutine ranges
+ * (low/high pc, DWARF 4 .debug_ranges, DWARF 5 .debug_rnglists) give the
+ * innermost inlined function at an address.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <libdwarf.h>
+#include <dwarf.h>
+#include <uthash.h>
+#include "internal.h"
+#include "cachepin/srcline.h"
+
+struct sl_row {
+	uint64_t addr;
+	uint32_t file, line;
+	bool end;		/* end of a sequence: no line from here */
+	size_t seq;		/* for a stable sort */
+};
+
+struct sl_inl {
+	uint64_t lo, hi;
+	const char *name;
+	size_t seq;
+};
+
+struct sl_str {
+	char *s;
+	uint32_t idx;
+	UT_hash_handle hh;
+};
+
+struct cachepin_srcline {
+	Dwarf_Debug dbg;
+	struct sl_row *rows;
+	size_t nr_rows, cap_rows;
+	struct sl_inl *inls;
+	size_t nr_inls, cap_inls;
+	struct sl_str *strs;	/* interned file and function names */
+	char **files;
+	size_t nr_files, cap_files;
+};
+
+static const char *intern(struct cachepin_srcline *sl, const char *s, uint32_t *idx)
+{
+	struct sl_str *e;
+
+	HASH_FIND_STR(sl->strs, s, e);
+	if (e) {
+		if (idx)
+			*idx = e->idx;
+		return e->s;
+	}
+	if (GROW(sl->files, sl->cap_files, sl->nr_files + 1))
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->s = strdup(s))) {
+		free(e);
+		return NULL;
+	}
+	e->idx = (uint32_t)sl->nr_files;
+	sl->files[sl->nr_files++] = e->s;
+	HASH_ADD_KEYPTR(hh, sl->strs, e->s, strlen(e->s), e);
+	if (idx)
+		*idx = e->idx;
+	return e->s;
+}
+
+static void drop_error(Dwarf_Debug dbg, Dwarf_Error *err)
+{
+	if (*err) {
+		dwarf_dealloc(dbg, *err, DW_DLA_ERROR);
+		*err = NULL;
+	}
+}
+
+static int read_lines(struct cachepin_srcline *sl, Dwarf_Die cu)
+{
+	Dwarf_Debug dbg = sl->dbg;
+	Dwarf_Line_Context ctx = NULL;
+	Dwarf_Line *lines = NULL;
+	Dwarf_Signed n = 0, i;
+	Dwarf_Unsigned ver;
+	Dwarf_Small tc;
+	Dwarf_Error err = NULL;
+	int ret = 0;
+
+	if (dwarf_srclines_b(cu, &ver, &tc, &ctx, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		Dwarf_Addr addr;
+		Dwarf_Unsigned lineno;
+		Dwarf_Bool end = 0;
+		char *src = NULL;
+		struct sl_row *r;
+		uint32_t fidx = 0;
+
+		if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK ||
+		    dwarf_lineno(lines[i], &lineno, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			continue;
+		}
+		dwarf_lineendsequence(lines[i], &end, &err);
+		drop_error(dbg, &err);
+		if (!end) {
+			if (dwarf_linesrc(lines[i], &src, &err) != DW_DLV_OK) {
+				drop_error(dbg, &err);
+				continue;
+			}
+			if (!intern(sl, src, &fidx))
+				ret = -ENOMEM;
+			dwarf_dealloc(dbg, src, DW_DLA_STRING);
+			if (ret)
+				break;
+		}
+		if (GROW(sl->rows, sl->cap_rows, sl->nr_rows + 1)) {
+			ret = -ENOMEM;
+			break;
+		}
+		r = &sl->rows[sl->nr_rows];
+		r->addr = addr;
+		r->file = fidx;
+		r->line = (uint32_t)lineno;
+		r->end = end;
+		r->seq = sl->nr_rows++;
+	}
+	dwarf_srclines_dealloc_b(ctx);
+	return ret;
+}
+
+static int inl_add(struct cachepin_srcline *sl, uint64_t lo, uint64_t hi, const char *name)
+{
+	struct sl_inl *x;
+
+	if (hi <= lo)
+		return 0;
+	if (GROW(sl->inls, sl->cap_inls, sl->nr_inls + 1))
+		return -ENOMEM;
+	x = &sl->inls[sl->nr_inls];
+	x->lo = lo;
+	x->hi = hi;
+	x->name = name;
+	x->seq = sl->nr_inls++;
+	return 0;
+}
+
+static const char *origin_name(struct cachepin_srcline *sl, Dwarf_Die die)
+{
+	Dwarf_Debug dbg = sl->dbg;
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Off off;
+	Dwarf_Die org;
+	const char *ret = NULL;
+	char *name;
+	int depth;
+
+	org = die;
+	for (depth = 0; depth < 4; depth++) {	/* origin, or its specification */
+		Dwarf_Die next = NULL;
+
+		if (dwarf_diename(org, &name, &err) == DW_DLV_OK) {
+			ret = intern(sl, name, NULL);
+			break;
+		}
+		drop_error(dbg, &err);
+		if (dwarf_attr(org, DW_AT_abstract_origin, &attr, &err) != DW_DLV_OK &&
+		    dwarf_attr(org, DW_AT_specification, &attr, &err) != DW_DLV_OK)
+			break;
+		if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK ||
+		    dwarf_offdie_b(dbg, off, 1, &next, &err) != DW_DLV_OK) {
+			dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+			break;
+		}
+		dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+		if (org != die)
+			dwarf_dealloc_die(org);
+		org = next;
+	}
+	drop_error(dbg, &err);
+	if (org != die)
+		dwarf_dealloc_die(org);
+	return ret;
+}
+
+static int read_ranges(struct cachepin_srcline *sl, Dwarf_Die die, uint64_t cu_base,
+		       Dwarf_Half cu_ver, const char *name)
+{
+	Dwarf_Debug dbg = sl->dbg;
+	Dwarf_Attribute attr;
+	Dwarf_Error err = NULL;
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form;
+	enum Dwarf_Form_Class cls;
+	int ret = 0;
+
+	if (dwarf_lowpc(die, &lo, &err) == DW_DLV_OK &&
+	    dwarf_highpc_b(die, &hi, &form, &cls, &err) == DW_DLV_OK) {
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		return inl_add(sl, lo, hi, name);
+	}
+	drop_error(dbg, &err);
+	if (dwarf_attr(die, DW_AT_ranges, &attr, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	if (dwarf_whatform(attr, &form, &err) != DW_DLV_OK)
+		goto out;
+	if (cu_ver >= 5 || form == DW_FORM_rnglistx) {
+		Dwarf_Rnglists_Head head = NULL;
+		Dwarf_Unsigned val = 0, cnt = 0, goff, i;
+
+		if (form == DW_FORM_rnglistx) {
+			if (dwarf_formudata(attr, &val, &err) != DW_DLV_OK)
+				goto out;
+		} else if (dwarf_global_formref(attr, &val, &err) != DW_DLV_OK) {
+			goto out;
+		}
+		if (dwarf_rnglists_get_rle_head(attr, form, val, &head, &cnt, &goff, &err) !=
+		    DW_DLV_OK)
+			goto out;
+		for (i = 0; i < cnt && !ret; i++) {
+			unsigned int len, code;
+			Dwarf_Unsigned r1, r2, c1, c2;
+			Dwarf_Bool unavail = 0;
+
+			if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &r1, &r2,
+							      &unavail, &c1, &c2, &err) !=
+			    DW_DLV_OK) {
+				drop_error(dbg, &err);
+				break;
+			}
+			if (unavail || code == DW_RLE_end_of_list || code == DW_RLE_base_address ||
+			    code == DW_RLE_base_addressx)
+				continue;
+			ret = inl_add(sl, c1, c2, name);
+		}
+		dwarf_dealloc_rnglists_head(head);
+	} else {
+		Dwarf_Ranges *rs = NULL;
+		Dwarf_Signed cnt = 0, i;
+		Dwarf_Unsigned bytes, off;
+		Dwarf_Off real;
+		uint64_t base = cu_base;
+
+		if (dwarf_global_formref(attr, &off, &err) != DW_DLV_OK ||
+		    dwarf_get_ranges_b(dbg, off, die, &real, &rs, &cnt, &bytes, &err) != DW_DLV_OK)
+			goto out;
+		for (i = 0; i < cnt && !ret; i++) {
+			if (rs[i].dwr_type == DW_RANGES_END)
+				break;
+			if (rs[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
+				base = rs[i].dwr_addr2;
+				continue;
+			}
+			ret = inl_add(sl, base + rs[i].dwr_addr1, base + rs[i].dwr_addr2, name);
+		}
+		dwarf_ranges_dealloc(dbg, rs, cnt);
+	}
+out:
+	drop_error(dbg, &err);
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return ret;
+}
+
+/* Walk the children of DIE looking for inlined subroutines. */
+static int walk(struct cachepin_srcline *sl, Dwarf_Die die, uint64_t cu_base, Dwarf_Half ver,
+		int depth)
+{
+	Dwarf_Debug dbg = sl->dbg;
+	Dwarf_Error err = NULL;
+	Dwarf_Die child = NULL, next;
+	int ret = 0;
+
+	if (depth > 64 || dwarf_child(die, &child, &err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return 0;
+	}
+	while (child && !ret) {
+		Dwarf_Half tag = 0;
+
+		if (dwarf_tag(child, &tag, &err) != DW_DLV_OK)
+			drop_error(dbg, &err);
+		if (tag == DW_TAG_inlined_subroutine) {
+			const char *name = origin_name(sl, child);
+
+			if (name)
+				ret = read_ranges(sl, child, cu_base, ver, name);
+		}
+		if (!ret && (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+			     tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace ||
+			     tag == DW_TAG_class_type || tag == DW_TAG_structure_type))
+			ret = walk(sl, child, cu_base, ver, depth + 1);
+		next = NULL;
+		if (dwarf_siblingof_b(dbg, child, 1, &next, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			next = NULL;
+		}
+		dwarf_dealloc_die(child);
+		child = next;
+	}
+	if (child)
+		dwarf_dealloc_die(child);
+	return ret;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct sl_row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;	/* a sequence ends before the next starts */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int inl_cmp(const void *a, const void *b)
+{
+	const struct sl_inl *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;	/* outer first */
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct cachepin_srcline *cachepin_srcline__open(const char *path)
+{
+	struct cachepin_srcline *sl;
+	Dwarf_Error err = NULL;
+	int res, ret = 0;
+
+	sl = calloc(1, sizeof(*sl));
+	if (!sl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL,
+			      &sl->dbg, NULL, 0, NULL, &err);
+	if (res == DW_DLV_NO_ENTRY) {
+		free(sl);
+		errno = ENODATA;
+		return NULL;
+	}
+	if (res != DW_DLV_OK) {
+		pr_warn("'%s': cannot read DWARF: %s\n", path,
+			err ? dwarf_errmsg(err) : "unknown error");
+		if (err)
+			dwarf_dealloc(NULL, err, DW_DLA_ERROR);
+		free(sl);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	for (;;) {
+		Dwarf_Unsigned hlen, toff, next;
+		Dwarf_Half ver, asz, lsz, esz, cutype;
+		Dwarf_Off abbr;
+		Dwarf_Sig8 sig;
+		Dwarf_Die cu = NULL;
+		Dwarf_Addr base = 0;
+
+		res = dwarf_next_cu_header_d(sl->dbg, 1, &hlen, &ver, &abbr, &asz, &lsz, &esz,
+					     &sig, &toff, &next, &cutype, &err);
+		if (res != DW_DLV_OK)
+			break;
+		if (dwarf_siblingof_b(sl->dbg, NULL, 1, &cu, &err) != DW_DLV_OK) {
+			drop_error(sl->dbg, &err);
+			continue;
+		}
+		if (dwarf_lowpc(cu, &base, &err) != DW_DLV_OK)
+			drop_error(sl->dbg, &err);
+		ret = read_lines(sl, cu);
+		if (!ret)
+			ret = walk(sl, cu, base, ver, 0);
+		dwarf_dealloc_die(cu);
+		if (ret)
+			break;
+	}
+	if (res == DW_DLV_ERROR) {
+		pr_warn("'%s': bad DWARF: %s\n", path, dwarf_errmsg(err));
+		drop_error(sl->dbg, &err);
+	}
+	if (ret) {
+		pr_warn("'%s': out of memory reading DWARF\n", path);
+		cachepin_srcline__free(sl);
+		errno = -ret;
+		return NULL;
+	}
+	if (!sl->nr_rows) {
+		cachepin_srcline__free(sl);
+		errno = ENODATA;
+		return NULL;
+	}
+	qsort(sl->rows, sl->nr_rows, sizeof(*sl->rows), row_cmp);
+	qsort(sl->inls, sl->nr_inls, sizeof(*sl->inls), inl_cmp);
+	return sl;
+}
+
+int cachepin_srcline__lookup(struct cachepin_srcline *sl, uint64_t addr,
+			     const char **file, unsigned int *line, const char **inlined)
+{
+	size_t lo = 0, hi, i, k;
+
+	*inlined = NULL;
+	if (!sl)
+		return -EINVAL;
+	hi = sl->nr_rows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sl->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || sl->rows[lo - 1].end)
+		return 1;
+	*file = sl->files[sl->rows[lo - 1].file];
+	*line = sl->rows[lo - 1].line;
+
+	lo = 0;
+	hi = sl->nr_inls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sl->inls[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the last range starting at or below addr that holds it is the innermost */
+	for (i = lo, k = 0; i > 0 && k < 4096; i--, k++)
+		if (addr < sl->inls[i - 1].hi) {
+			*inlined = sl->inls[i - 1].name;
+			break;
+		}
+	return 0;
+}
+
+void cachepin_srcline__free(struct cachepin_srcline *sl)
+{
+	struct sl_str *e, *t;
+
+	if (!sl)
+		return;
+	if (sl->dbg)
+		dwarf_finish(sl->dbg, NULL);
+	HASH_ITER(hh, sl->strs, e, t) {
+		HASH_DEL(sl->strs, e);
+		free(e->s);
+		free(e);
+	}
+	free(sl->files);
+	free(sl->rows);
+	free(sl->inls);
+	free(sl);
+}

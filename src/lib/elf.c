@@ -1,0 +1,983 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The binary through libelf: sections, PT_LOAD segments, build-id and
+ * functions.  The link map (linkmap.c) refines the units found here.
+ *
+ * Function rules:
+ *  - STT_FUNC and STT_GNU_IFUNC symbols defined in executable sections;
+ *  - STT_NOTYPE symbols (global, weak or local) in executable sections
+ *    that look like code labels: not ARM/AArch64 mapping symbols ($a, $t,
+ *    $d, $x and their "$a.N" forms), not ".L" labels, not linker-script
+ *    markers (_text, _stext, _etext, __start_X, __stop_X, _X_start/_X_end
+ *    ...), not strictly inside a sized STT_FUNC, not at a section's end;
+ *  - ARM Thumb functions: bit 0 is cleared and CACHEPIN_FUNC_THUMB set;
+ *  - aliases (several symbols at one address): one is kept, chosen by
+ *    STT_FUNC over STT_NOTYPE, then non-zero size, then binding (global,
+ *    weak, local), then the shorter name, then the name's byte order;
+ *  - st_size 0: the size runs to the next function or the section's end
+ *    (CACHEPIN_FUNC_NOSIZE);
+ *  - names are kept as written (GCC clones "foo.isra.0" are their own
+ *    functions); CACHEPIN_FUNC_DUPNAME marks names that occur twice.
+ */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uthash.h>
+#include "internal.h"
+#include "binary-int.h"
+
+#ifndef EM_AARCH64
+#define EM_AARCH64 183
+#endif
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+struct name_ent {
+	const char *name;	/* the first function's name */
+	size_t *idx;		/* indexes into bin->funcs */
+	size_t n, cap;
+	UT_hash_handle hh;
+};
+
+struct sym_ent {
+	char *name;
+	uint64_t value;
+	bool global;
+	UT_hash_handle hh;
+};
+
+struct binary_priv {
+	struct name_ent *names;
+	struct sym_ent *syms;
+	char **whys;		/* reasons given to cachepin_binary__fix() */
+	size_t nr_whys, cap_whys;
+};
+
+/* A symbol that may become a function. */
+struct cand {
+	const char *name;	/* in libelf's string table: copied when kept */
+	uint64_t addr, size;
+	int sec;
+	unsigned int flags;
+	uint8_t type, bind;
+};
+
+/* ------------------------------------------------------------------ */
+/* Fixed units                                                        */
+
+static const struct {
+	const char *pat;	/* fnmatch pattern on the input section name */
+	const char *why;
+} fixed_rules[] = {
+	{ ".head.text", "kernel-bounded section" },
+	{ ".idmap.text", "kernel-bounded section" },
+	{ ".hyp.idmap.text", "kernel-bounded section" },
+	{ ".entry.text", "kernel-bounded section" },
+	{ ".irqentry.text", "kernel-bounded section" },
+	{ ".softirqentry.text", "kernel-bounded section" },
+	{ ".sched.text", "kernel-bounded section" },
+	{ ".spinlock.text", "kernel-bounded section" },
+	{ ".cpuidle.text", "kernel-bounded section" },
+	{ ".noinstr.text", "kernel-bounded section" },
+	{ ".kprobes.text", "kernel-bounded section" },
+	{ ".lock.text", "kernel-bounded section" },
+	{ "*..*", "kernel-bounded section" },	/* .text..ftrace, .text..refcount, ... */
+	{ ".init.text", "init/exit code" },
+	{ ".exit.text", "init/exit code" },
+	{ ".vectors", "exception vectors" },
+	{ ".stubs", "exception vectors" },
+	{ ".glue_7*", "linker veneer" },
+	{ ".vfp11_veneer", "linker veneer" },
+	{ ".v4_bx", "linker veneer" },
+	{ ".plt", "procedure linkage table" },
+	{ ".iplt", "procedure linkage table" },
+	{ ".init", "init/fini code" },
+	{ ".fini", "init/fini code" },
+};
+
+static bool obj_is(const char *object, const char *base)
+{
+	size_t lo, lb = strlen(base);
+
+	if (!object)
+		return false;
+	lo = strlen(object);
+	if (lo >= lb + 1 && object[lo - 1] == ')')	/* lib.a(head.o) */
+		return lo >= lb + 2 && !strncmp(object + lo - 1 - lb, base, lb) &&
+		       object[lo - 2 - lb] == '(';
+	return lo >= lb && !strcmp(object + lo - lb, base) &&
+	       (lo == lb || object[lo - lb - 1] == '/');
+}
+
+const char *cachepin_unit_fixed_why(const struct cachepin_binary *bin,
+				    const char *section, const char *object)
+{
+	size_t i;
+
+	if (!section)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(fixed_rules); i++)
+		if (!fnmatch(fixed_rules[i].pat, section, 0))
+			return fixed_rules[i].why;
+	/* MIPS kernels enter at the start of .text: head.o must stay first. */
+	if (bin->machine == EM_MIPS && !strcmp(section, ".text") && obj_is(object, "head.o"))
+		return "entry code";
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Units and the name index                                           */
+
+static int unit_cmp(const void *a, const void *b)
+{
+	const struct cachepin_unit *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return 0;
+}
+
+static void units_free(struct cachepin_unit *units, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(units[i].section);
+		free(units[i].object);
+	}
+	free(units);
+}
+
+int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit *units,
+			      size_t n)
+{
+	size_t i, u = 0;
+
+	units_free(bin->units, bin->nr_units);
+	qsort(units, n, sizeof(*units), unit_cmp);
+	bin->units = units;
+	bin->nr_units = n;
+
+	for (i = 0; i < n; i++) {
+		units[i].first_func = 0;
+		units[i].nr_funcs = 0;
+	}
+	for (i = 0; i < bin->nr_funcs; i++) {
+		struct cachepin_func *f = &bin->funcs[i];
+
+		f->unit = -1;
+		while (u < n && units[u].addr + units[u].size <= f->addr)
+			u++;
+		if (u == n)
+			continue;
+		if (units[u].addr > f->addr || !units[u].size)
+			continue;
+		if (!units[u].nr_funcs)
+			units[u].first_func = i;
+		units[u].nr_funcs++;
+		f->unit = (int)u;
+	}
+	for (i = 0; i < n; i++) {
+		struct cachepin_unit *un = &units[i];
+		const char *why = cachepin_unit_fixed_why(bin, un->section, un->object);
+
+		un->flags &= CACHEPIN_UNIT_FROM_MAP;
+		if (why) {
+			un->flags |= CACHEPIN_UNIT_FIXED;
+			un->fixed_why = why;
+		} else {
+			un->flags |= CACHEPIN_UNIT_MOVABLE;
+			un->fixed_why = NULL;
+		}
+		if (un->nr_funcs > 1)
+			un->flags |= CACHEPIN_UNIT_WHOLE;
+	}
+	return 0;
+}
+
+int cachepin_binary_sec_by_name(const struct cachepin_binary *bin, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < bin->nr_secs; i++)
+		if (!strcmp(bin->secs[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int names_build(struct cachepin_binary *bin)
+{
+	struct binary_priv *priv = bin->priv;
+	struct name_ent *e;
+	size_t i;
+
+	for (i = 0; i < bin->nr_funcs; i++) {
+		const char *name = bin->funcs[i].name;
+
+		HASH_FIND_STR(priv->names, name, e);
+		if (!e) {
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			e->name = name;
+			HASH_ADD_KEYPTR(hh, priv->names, e->name, strlen(e->name), e);
+		}
+		if (GROW(e->idx, e->cap, e->n + 1))
+			return -ENOMEM;
+		e->idx[e->n++] = i;
+	}
+	for (e = priv->names; e; e = e->hh.next) {
+		if (e->n < 2)
+			continue;
+		for (i = 0; i < e->n; i++)
+			bin->funcs[e->idx[i]].flags |= CACHEPIN_FUNC_DUPNAME;
+	}
+	return 0;
+}
+
+static int sym_add(struct binary_priv *priv, const char *name, uint64_t value, bool global)
+{
+	struct sym_ent *e;
+
+	HASH_FIND_STR(priv->syms, name, e);
+	if (e) {
+		if (global && !e->global) {
+			e->value = value;
+			e->global = true;
+		}
+		return 0;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->name = strdup(name))) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->value = value;
+	e->global = global;
+	HASH_ADD_KEYPTR(hh, priv->syms, e->name, strlen(e->name), e);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading the ELF                                                    */
+
+static const char *machine_arch(uint16_t m)
+{
+	switch (m) {
+	case EM_ARM:		return "arm";
+	case EM_MIPS:		return "mips";
+	case EM_X86_64:		return "x86_64";
+	case EM_AARCH64:	return "aarch64";
+	case EM_386:		return "x86";
+	case EM_PPC:		return "powerpc";
+	case EM_PPC64:		return "powerpc64";
+	case EM_RISCV:		return "riscv";
+	default:		return "unknown";
+	}
+}
+
+static bool is_mapping_sym(const char *n)
+{
+	/* $a $d $t $x, and the "$a.N" / "$x.foo" forms */
+	return n[0] == '$' && strchr("adtx", n[1]) && n[1] && (!n[2] || n[2] == '.');
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t ls = strlen(s), lf = strlen(suf);
+
+	return ls >= lf && !strcmp(s + ls - lf, suf);
+}
+
+/* Symbols that linker scripts and section bounds define, not code. */
+static bool is_marker_sym(const char *n)
+{
+	static const char *const exact[] = {
+		"_text", "_stext", "_etext", "_sinittext", "_einittext",
+		"_end", "_edata", "__bss_start", "_exiprom", "_sdata",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(exact); i++)
+		if (!strcmp(n, exact[i]))
+			return true;
+	if (!strncmp(n, "__start_", 8) || !strncmp(n, "__stop_", 7))
+		return true;
+	if (!strcmp(n, "_start"))	/* the entry of assembly programs */
+		return false;
+	return n[0] == '_' && (ends_with(n, "_start") || ends_with(n, "_end"));
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	static const int bind_rank[] = { [STB_GLOBAL] = 0, [STB_WEAK] = 1, [STB_LOCAL] = 2 };
+	int rx, ry;
+	size_t lx, ly;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	rx = x->type == STT_NOTYPE;
+	ry = y->type == STT_NOTYPE;
+	if (rx != ry)
+		return rx - ry;
+	rx = !x->size;
+	ry = !y->size;
+	if (rx != ry)
+		return rx - ry;
+	rx = x->bind <= STB_WEAK ? bind_rank[x->bind] : 3;
+	ry = y->bind <= STB_WEAK ? bind_rank[y->bind] : 3;
+	if (rx != ry)
+		return rx - ry;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+struct elf_ctx {
+	struct cachepin_binary *bin;
+	Elf *elf;
+	size_t shnum;
+	uint64_t file_size;
+	int *sec_of;		/* ELF section index -> bin->secs index or -1 */
+};
+
+static bool scn_in_file(struct elf_ctx *c, GElf_Shdr *sh)
+{
+	if (sh->sh_type == SHT_NOBITS)
+		return true;
+	return sh->sh_offset <= c->file_size && sh->sh_size <= c->file_size - sh->sh_offset;
+}
+
+static int read_sections(struct elf_ctx *c)
+{
+	struct cachepin_binary *bin = c->bin;
+	size_t shstrndx, i, cap = 0;
+	uint64_t rel_addr = 0;
+	int pass;
+
+	if (elf_getshdrnum(c->elf, &c->shnum) || elf_getshdrstrndx(c->elf, &shstrndx)) {
+		pr_warn("'%s': bad section headers: %s\n", bin->path, elf_errmsg(-1));
+		return -EINVAL;
+	}
+	c->sec_of = malloc((c->shnum + 1) * sizeof(*c->sec_of));
+	if (!c->sec_of)
+		return -ENOMEM;
+	for (i = 0; i <= c->shnum; i++)
+		c->sec_of[i] = -1;
+
+	/* ET_REL: executable sections first, from 0, as ld would; then the rest. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 1; i < c->shnum; i++) {
+			Elf_Scn *scn = elf_getscn(c->elf, i);
+			struct cachepin_section *s;
+			GElf_Shdr sh;
+			const char *name;
+			bool exec;
+
+			if (!scn || !gelf_getshdr(scn, &sh)) {
+				pr_warn("'%s': bad section header %zu\n", bin->path, i);
+				return -EINVAL;
+			}
+			if (!(sh.sh_flags & SHF_ALLOC))
+				continue;
+			exec = sh.sh_flags & SHF_EXECINSTR;
+			if (bin->relocatable ? (pass == 0) != exec : pass == 1)
+				continue;
+			name = elf_strptr(c->elf, shstrndx, sh.sh_name);
+			if (GROW(bin->secs, cap, bin->nr_secs + 1))
+				return -ENOMEM;
+			s = &bin->secs[bin->nr_secs];
+			s->name = strdup(name ? name : "");
+			if (!s->name)
+				return -ENOMEM;
+			s->size = sh.sh_size;
+			s->offset = sh.sh_offset;
+			s->align = sh.sh_addralign;
+			s->exec = exec;
+			if (bin->relocatable) {
+				uint64_t a = sh.sh_addralign > 1 ? sh.sh_addralign : 1;
+
+				if (a & (a - 1))
+					a = 1;
+				rel_addr = (rel_addr + a - 1) & ~(a - 1);
+				s->addr = rel_addr;
+				rel_addr += sh.sh_size;
+			} else {
+				s->addr = sh.sh_addr;
+			}
+			c->sec_of[i] = (int)bin->nr_secs++;
+		}
+	}
+	return 0;
+}
+
+static int read_segments(struct elf_ctx *c)
+{
+	struct cachepin_binary *bin = c->bin;
+	size_t phnum, i, cap = 0;
+
+	if (elf_getphdrnum(c->elf, &phnum))
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(c->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (GROW(bin->segs, cap, bin->nr_segs + 1))
+			return -ENOMEM;
+		bin->segs[bin->nr_segs].vaddr = ph.p_vaddr;
+		bin->segs[bin->nr_segs].offset = ph.p_offset;
+		bin->segs[bin->nr_segs].filesz = ph.p_filesz;
+		bin->segs[bin->nr_segs].exec = ph.p_flags & PF_X;
+		bin->nr_segs++;
+	}
+	return 0;
+}
+
+static bool build_id_from(struct cachepin_binary *bin, Elf_Data *d)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, next, name_off, desc_off;
+
+	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz > 0 && nh.n_descsz <= sizeof(bin->build_id)) {
+			memcpy(bin->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			bin->build_id_len = nh.n_descsz;
+			return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+static void read_build_id(struct elf_ctx *c)
+{
+	Elf_Scn *scn = NULL;
+	size_t phnum, i;
+
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !scn_in_file(c, &sh))
+			continue;
+		if (build_id_from(c->bin, elf_getdata(scn, NULL)))
+			return;
+	}
+	if (elf_getphdrnum(c->elf, &phnum))
+		return;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(c->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		if (ph.p_offset > c->file_size || ph.p_filesz > c->file_size - ph.p_offset)
+			continue;
+		if (build_id_from(c->bin, elf_getdata_rawchunk(c->elf, (int64_t)ph.p_offset,
+							       ph.p_filesz, ELF_T_NHDR)))
+			return;
+	}
+}
+
+static Elf_Scn *find_symtab(struct elf_ctx *c, GElf_Shdr *shp, Elf_Data **xndx)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
+	GElf_Shdr sh, dsh;
+	size_t tab_idx = 0;
+
+	*xndx = NULL;
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_size || !scn_in_file(c, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !tab) {
+			tab = scn;
+			*shp = sh;
+			tab_idx = elf_ndxscn(scn);
+		} else if (sh.sh_type == SHT_DYNSYM && !dyn) {
+			dyn = scn;
+			dsh = sh;
+		}
+	}
+	if (tab) {
+		scn = NULL;
+		while ((scn = elf_nextscn(c->elf, scn))) {
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX &&
+			    sh.sh_link == tab_idx && scn_in_file(c, &sh))
+				*xndx = elf_getdata(scn, NULL);
+		}
+		return tab;
+	}
+	if (dyn)
+		*shp = dsh;
+	return dyn;
+}
+
+static int read_funcs(struct elf_ctx *c)
+{
+	struct cachepin_binary *bin = c->bin;
+	struct binary_priv *priv = bin->priv;
+	struct cand *cands = NULL;
+	size_t nr = 0, cap = 0, i, j, nsyms, fcap = 0;
+	Elf_Data *data, *xndx;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	uint64_t cover_start = 0, cover_end = 0;
+	int err = -ENOMEM;
+
+	scn = find_symtab(c, &sh, &xndx);
+	if (!scn) {
+		pr_warn("'%s': no symbol table\n"
+			"hint: use the unstripped binary (vmlinux, not zImage; the build's "
+			"program before 'strip')\n", bin->path);
+		return -ENOENT;
+	}
+	data = elf_getdata(scn, NULL);
+	if (!data || !sh.sh_entsize) {
+		pr_warn("'%s': unreadable symbol table: %s\n", bin->path, elf_errmsg(-1));
+		return -EINVAL;
+	}
+	nsyms = data->d_size / gelf_fsize(c->elf, ELF_T_SYM, 1, EV_CURRENT);
+
+	for (i = 1; i < nsyms; i++) {
+		GElf_Sym sym;
+		Elf32_Word shndx_x;
+		const char *name;
+		size_t shndx;
+		struct cachepin_section *s;
+		struct cand *k;
+		uint8_t type, bind;
+		uint64_t addr;
+		bool thumb = false;
+		int si;
+
+		if (!gelf_getsymshndx(data, xndx, (int)i, &sym, &shndx_x))
+			continue;
+		shndx = sym.st_shndx == SHN_XINDEX ? shndx_x : sym.st_shndx;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		name = elf_strptr(c->elf, sh.sh_link, sym.st_name);
+		if (!name || !*name || type == STT_SECTION || type == STT_FILE)
+			continue;
+		if (sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (sym.st_shndx == SHN_ABS) {
+			if (sym_add(priv, name, sym.st_value, bind != STB_LOCAL))
+				goto out;
+			continue;
+		}
+		if (sym.st_shndx == SHN_COMMON || shndx >= c->shnum)
+			continue;
+		si = c->sec_of[shndx];
+		addr = sym.st_value;
+		if (si >= 0 && bin->relocatable)
+			addr += bin->secs[si].addr;
+		if (!is_mapping_sym(name) &&
+		    sym_add(priv, name, addr, bind != STB_LOCAL))
+			goto out;
+		if (si < 0 || !bin->secs[si].exec)
+			continue;
+		s = &bin->secs[si];
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		if (type == STT_NOTYPE &&
+		    (is_mapping_sym(name) || !strncmp(name, ".L", 2) || is_marker_sym(name)))
+			continue;
+		if (type != STT_NOTYPE && bin->machine == EM_ARM && (addr & 1)) {
+			addr &= ~1ULL;
+			thumb = true;
+		}
+		if (addr < s->addr || addr >= s->addr + s->size)
+			continue;	/* markers at the end, or nonsense */
+		if (GROW(cands, cap, nr + 1))
+			goto out;
+		k = &cands[nr++];
+		k->name = name;
+		k->addr = addr;
+		k->size = sym.st_size;
+		if (k->size > s->addr + s->size - addr)
+			k->size = s->addr + s->size - addr;
+		k->sec = si;
+		k->type = type == STT_NOTYPE ? STT_NOTYPE : STT_FUNC;
+		k->bind = bind;
+		k->flags = 0;
+		if (bind == STB_LOCAL)
+			k->flags |= CACHEPIN_FUNC_LOCAL;
+		if (bind == STB_WEAK)
+			k->flags |= CACHEPIN_FUNC_WEAK;
+		if (thumb)
+			k->flags |= CACHEPIN_FUNC_THUMB;
+	}
+
+	qsort(cands, nr, sizeof(*cands), cand_cmp);
+	for (i = 0; i < nr; i++) {
+		struct cand *k = &cands[i];
+		struct cachepin_func *f;
+
+		if (bin->nr_funcs && bin->funcs[bin->nr_funcs - 1].addr == k->addr)
+			continue;	/* an alias of the one kept */
+		if (k->type == STT_NOTYPE && k->addr > cover_start && k->addr < cover_end)
+			continue;	/* a label inside a function */
+		if (k->type == STT_FUNC && k->size && k->addr + k->size > cover_end) {
+			cover_start = k->addr;
+			cover_end = k->addr + k->size;
+		}
+		if (GROW(bin->funcs, fcap, bin->nr_funcs + 1))
+			goto out;
+		f = &bin->funcs[bin->nr_funcs];
+		f->name = strdup(k->name);
+		if (!f->name)
+			goto out;
+		f->addr = k->addr;
+		f->size = k->size;
+		f->sec = k->sec;
+		f->unit = -1;
+		f->flags = k->flags;
+		bin->nr_funcs++;
+	}
+	for (i = 0; i < bin->nr_funcs; i++) {
+		struct cachepin_func *f = &bin->funcs[i];
+		const struct cachepin_section *s = &bin->secs[f->sec];
+		uint64_t end = s->addr + s->size;
+
+		if (f->size)
+			continue;
+		for (j = i + 1; j < bin->nr_funcs; j++)
+			if (bin->funcs[j].addr > f->addr) {
+				if (bin->funcs[j].addr < end)
+					end = bin->funcs[j].addr;
+				break;
+			}
+		f->size = end - f->addr;
+		f->flags |= CACHEPIN_FUNC_NOSIZE;
+	}
+	err = names_build(bin);
+out:
+	free(cands);
+	return err;
+}
+
+static int initial_units(struct cachepin_binary *bin)
+{
+	struct cachepin_unit *units = NULL;
+	size_t n = 0, cap = 0, i;
+
+	for (i = 0; i < bin->nr_secs; i++) {
+		const struct cachepin_section *s = &bin->secs[i];
+		struct cachepin_unit *u;
+
+		if (!s->exec || !s->size)
+			continue;
+		if (!bin->relocatable && strncmp(s->name, ".text.", 6))
+			continue;
+		if (GROW(units, cap, n + 1))
+			goto nomem;
+		u = &units[n++];
+		u->section = strdup(s->name);
+		u->object = bin->relocatable ? strdup(bin->path) : NULL;
+		if (!u->section || (bin->relocatable && !u->object))
+			goto nomem;
+		u->addr = s->addr;
+		u->size = s->size;
+		u->align = s->align;
+		u->outsec = (int)i;
+	}
+	return cachepin_binary_set_units(bin, units, n);
+nomem:
+	units_free(units, n);
+	return -ENOMEM;
+}
+
+struct cachepin_binary *cachepin_binary__open(const char *path)
+{
+	struct cachepin_binary *bin;
+	struct elf_ctx c = { 0 };
+	GElf_Ehdr eh;
+	struct stat st;
+	int fd = -1, err;
+
+	bin = calloc(1, sizeof(*bin));
+	if (!bin || !(bin->path = strdup(path)) ||
+	    !(bin->priv = calloc(1, sizeof(struct binary_priv)))) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	c.bin = bin;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -errno;
+		pr_warn("'%s': cannot open: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		pr_warn("'%s': not a regular file\n", path);
+		goto fail;
+	}
+	c.file_size = (uint64_t)st.st_size;
+	elf_version(EV_CURRENT);
+	c.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!c.elf || elf_kind(c.elf) != ELF_K_ELF || !gelf_getehdr(c.elf, &eh)) {
+		err = -EINVAL;
+		pr_warn("'%s': not an ELF file\n", path);
+		goto fail;
+	}
+	bin->elf_class = gelf_getclass(c.elf) == ELFCLASS64 ? 64 : 32;
+	bin->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	bin->machine = eh.e_machine;
+	bin->arch = machine_arch(eh.e_machine);
+	bin->relocatable = eh.e_type == ET_REL;
+	if (eh.e_shoff > c.file_size ||
+	    (uint64_t)eh.e_shnum * eh.e_shentsize > c.file_size - eh.e_shoff) {
+		err = -EINVAL;
+		pr_warn("'%s': truncated ELF file (section headers past the end at offset 0x%llx)\n",
+			path, (unsigned long long)eh.e_shoff);
+		goto fail;
+	}
+
+	err = read_sections(&c);
+	if (!err)
+		err = read_segments(&c);
+	if (err)
+		goto fail;
+	read_build_id(&c);
+	err = read_funcs(&c);
+	if (!err)
+		err = initial_units(bin);
+	if (err)
+		goto fail;
+	pr_info("'%s': %s ELF%d %s, %zu functions, %zu sections\n", path, bin->arch,
+		bin->elf_class, bin->big_endian ? "big-endian" : "little-endian",
+		bin->nr_funcs, bin->nr_secs);
+	free(c.sec_of);
+	elf_end(c.elf);
+	close(fd);
+	return bin;
+fail:
+	if (err == -ENOMEM)
+		pr_warn("'%s': out of memory\n", path);
+	free(c.sec_of);
+	if (c.elf)
+		elf_end(c.elf);
+	if (fd >= 0)
+		close(fd);
+	cachepin_binary__free(bin);
+	errno = -err;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries                                                            */
+
+static bool func_has(const struct cachepin_func *f, uint64_t addr)
+{
+	return addr >= f->addr && addr - f->addr < f->size;
+}
+
+const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,
+							uint64_t addr)
+{
+	size_t lo = 0, hi = bin->nr_funcs, i, k;
+
+	while (lo < hi) {	/* first function above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bin->funcs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* funcs[lo - 1] starts at or below addr; a few back for nested ones */
+	for (i = lo, k = 0; i > 0 && k < 8; i--, k++)
+		if (func_has(&bin->funcs[i - 1], addr))
+			return &bin->funcs[i - 1];
+	return NULL;
+}
+
+/* Does the object name FULL end in the path SUF ("core.o" matches
+ * "kernel/sched/core.o" and "vmlinux.a(core.o)")? */
+static bool obj_suffix(const char *full, const char *suf)
+{
+	size_t lf = strlen(full), ls = strlen(suf);
+	const char *p;
+
+	if (!strcmp(full, suf))
+		return true;
+	if (lf > ls && full[lf - 1] == ')') {
+		p = full + lf - 1 - ls;
+		if (p > full && !strncmp(p, suf, ls) && (p[-1] == '(' || p[-1] == '/'))
+			return true;
+	}
+	if (lf <= ls)
+		return false;
+	p = full + lf - ls;
+	return !strcmp(p, suf) && (p[-1] == '/' || p[-1] == '(');
+}
+
+const struct cachepin_func *cachepin_binary__lookup(const struct cachepin_binary *bin,
+						     const char *name, const char *object,
+						     bool *ambiguous)
+{
+	struct binary_priv *priv = bin->priv;
+	const struct cachepin_func *found = NULL;
+	struct name_ent *e;
+	size_t i, n = 0;
+
+	if (ambiguous)
+		*ambiguous = false;
+	if (!priv || !name)
+		return NULL;
+	HASH_FIND_STR(priv->names, name, e);
+	if (!e)
+		return NULL;
+	for (i = 0; i < e->n; i++) {
+		const struct cachepin_func *f = &bin->funcs[e->idx[i]];
+		const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
+
+		if (object && (!u || !u->object || !obj_suffix(u->object, object)))
+			continue;
+		if (!found)
+			found = f;
+		n++;
+	}
+	if (ambiguous)
+		*ambiguous = n > 1;
+	return found;
+}
+
+int cachepin_binary__sym_value(const struct cachepin_binary *bin, const char *name,
+			       uint64_t *value)
+{
+	struct binary_priv *priv = bin->priv;
+	struct sym_ent *e;
+
+	if (!priv || !name)
+		return 1;
+	HASH_FIND_STR(priv->syms, name, e);
+	if (!e)
+		return 1;
+	*value = e->value;
+	return 0;
+}
+
+int cachepin_binary__off_to_addr(const struct cachepin_binary *bin, uint64_t off,
+				 uint64_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < bin->nr_segs; i++) {
+		const struct cachepin_segment *s = &bin->segs[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz) {
+			*addr = s->vaddr + (off - s->offset);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * Fix every unit whose section name, "object:section" or one of whose
+ * functions' names matches PATTERN.  Returns the number of units that
+ * matched (0 if none), or a negative errno.
+ */
+int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const char *why)
+{
+	struct binary_priv *priv = bin->priv;
+	char *w, *buf = NULL;
+	size_t i, j, bcap = 0;
+	int n = 0;
+
+	if (!priv)
+		return -EINVAL;
+	if (GROW(priv->whys, priv->cap_whys, priv->nr_whys + 1))
+		return -ENOMEM;
+	w = strdup(why ? why : "--fixed");
+	if (!w)
+		return -ENOMEM;
+	priv->whys[priv->nr_whys++] = w;
+
+	for (i = 0; i < bin->nr_units; i++) {
+		struct cachepin_unit *u = &bin->units[i];
+		bool match = u->section && !fnmatch(pattern, u->section, 0);
+
+		if (!match && u->object && u->section) {
+			size_t need = strlen(u->object) + strlen(u->section) + 2;
+
+			if (GROW(buf, bcap, need)) {
+				free(buf);
+				return -ENOMEM;
+			}
+			snprintf(buf, need, "%s:%s", u->object, u->section);
+			match = !fnmatch(pattern, buf, 0);
+		}
+		for (j = 0; !match && j < u->nr_funcs; j++)
+			match = !fnmatch(pattern, bin->funcs[u->first_func + j].name, 0);
+		if (!match)
+			continue;
+		u->flags = (u->flags & ~CACHEPIN_UNIT_MOVABLE) | CACHEPIN_UNIT_FIXED;
+		u->fixed_why = w;
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+char *cachepin_binary__build_id_str(const struct cachepin_binary *bin, char *buf)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < bin->build_id_len && i < sizeof(bin->build_id); i++)
+		sprintf(buf + 2 * i, "%02x", bin->build_id[i]);
+	return buf;
+}
+
+void cachepin_binary__free(struct cachepin_binary *bin)
+{
+	struct binary_priv *priv;
+	size_t i;
+
+	if (!bin)
+		return;
+	priv = bin->priv;
+	if (priv) {
+		struct name_ent *e, *et;
+		struct sym_ent *s, *st;
+
+		HASH_ITER(hh, priv->names, e, et) {
+			HASH_DEL(priv->names, e);
+			free(e->idx);
+			free(e);
+		}
+		HASH_ITER(hh, priv->syms, s, st) {
+			HASH_DEL(priv->syms, s);
+			free(s->name);
+			free(s);
+		}
+		for (i = 0; i < priv->nr_whys; i++)
+			free(priv->whys[i]);
+		free(priv->whys);
+		free(priv);
+	}
+	for (i = 0; i < bin->nr_secs; i++)
+		free(bin->secs[i].name);
+	free(bin->secs);
+	for (i = 0; i < bin->nr_funcs; i++)
+		free(bin->funcs[i].name);
+	free(bin->funcs);
+	units_free(bin->units, bin->nr_units);
+	free(bin->segs);
+	free(bin->path);
+	free(bin);
+}
