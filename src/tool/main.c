@@ -129,8 +129,14 @@ int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 	return optind;
 }
 
+static int no_opt(int id, const char *arg, void *ctx)
+{
+	return EXIT_USAGE;
+}
+
 int cmd_version(int argc, char **argv)
 {
+	tool_parse(&tool_cmds[3], argc, argv, no_opt, NULL);
 	printf("cachepin %s\n", cachepin_version());
 	return 0;
 }
@@ -160,7 +166,10 @@ static const struct tool_cmd *find_cmd(const char *name)
 int cmd_help(int argc, char **argv)
 {
 	const struct tool_cmd *c;
+	int first = tool_parse(&tool_cmds[2], argc, argv, no_opt, NULL);
 
+	argc -= first - 1;
+	argv += first - 1;
 	if (argc < 2) {
 		main_usage(stdout);
 		return 0;
