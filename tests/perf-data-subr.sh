@@ -28,25 +28,25 @@ perf_view() {
 # reads FILE from standard input) equals perf's view of FILE, both the
 # callchains and the raw sample ip of each sample.
 check_same() {
-	f=$1; in=${2:-$1}
-	perf_view "$f" perf.view
-	if [ "$in" = - ]; then
-		"$TOOLS/perf-dump" -s - < "$f" > ours.raw || fail "perf-dump -s - < $f failed"
+	cs_f=$1; cs_in=${2:-$1}
+	perf_view "$cs_f" perf.view
+	if [ "$cs_in" = - ]; then
+		"$TOOLS/perf-dump" -s - < "$cs_f" > ours.raw || fail "perf-dump -s - < $cs_f failed"
 	else
-		"$TOOLS/perf-dump" -s "$in" > ours.raw || fail "perf-dump -s $in failed"
+		"$TOOLS/perf-dump" -s "$cs_in" > ours.raw || fail "perf-dump -s $cs_in failed"
 	fi
 	one_line < ours.raw > ours.view
 	diff -u perf.view ours.view > view.diff ||
-		{ head -40 view.diff >&2; fail "callchains of '$in' differ from perf script"; }
+		{ head -40 view.diff >&2; fail "callchains of '$cs_in' differ from perf script"; }
 
-	perf script -i "$f" -F period,ip -G 2> perf-script.err | awk '{ print $1, $2 }' | LC_ALL=C sort > perf.ip
-	if [ "$in" = - ]; then
-		"$TOOLS/perf-dump" - < "$f" | awk '{ print $1, $3 }' | LC_ALL=C sort > ours.ip
+	perf script -i "$cs_f" -F period,ip -G 2> perf-script.err | awk '{ print $1, $2 }' | LC_ALL=C sort > perf.ip
+	if [ "$cs_in" = - ]; then
+		"$TOOLS/perf-dump" - < "$cs_f" | awk '{ print $1, $3 }' | LC_ALL=C sort > ours.ip
 	else
-		"$TOOLS/perf-dump" "$in" | awk '{ print $1, $3 }' | LC_ALL=C sort > ours.ip
+		"$TOOLS/perf-dump" "$cs_in" | awk '{ print $1, $3 }' | LC_ALL=C sort > ours.ip
 	fi
 	diff -u perf.ip ours.ip > ip.diff ||
-		{ head -40 ip.diff >&2; fail "sample ips of '$in' differ from perf script"; }
+		{ head -40 ip.diff >&2; fail "sample ips of '$cs_in' differ from perf script"; }
 }
 
 # meta_field FILE KEY: a line of perf-dump -m.
