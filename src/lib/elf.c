@@ -51,8 +51,16 @@ struct sym_ent {
 	UT_hash_handle hh;
 };
 
+struct sec_ent {
+	const char *name;
+	int idx;
+	UT_hash_handle hh;
+};
+
 struct binary_priv {
 	struct name_ent *names;
+	struct sec_ent *secs;	/* section name -> first index, built on demand */
+	bool secs_indexed;
 	struct sym_ent *syms;
 	char **whys;		/* reasons given to cachepin_binary__fix() */
 	size_t nr_whys, cap_whys;
@@ -89,8 +97,8 @@ static const struct {
 	{ "*..*", "kernel-bounded section" },	/* .text..ftrace, .text..refcount, ... */
 	{ ".init.text", "init/exit code" },
 	{ ".exit.text", "init/exit code" },
-	{ ".vectors", "exception vectors" },
-	{ ".stubs", "exception vectors" },
+	{ ".vectors*", "exception vectors" },
+	{ ".stubs*", "exception vectors" },
 	{ ".glue_7*", "linker veneer" },
 	{ ".vfp11_veneer", "linker veneer" },
 	{ ".v4_bx", "linker veneer" },
@@ -124,6 +132,9 @@ const char *cachepin_unit_fixed_why(const struct cachepin_binary *bin,
 	for (i = 0; i < ARRAY_SIZE(fixed_rules); i++)
 		if (!fnmatch(fixed_rules[i].pat, section, 0))
 			return fixed_rules[i].why;
+	/* veneers ld makes itself: no linker script can name them */
+	if (object && !strcmp(object, "linker stubs"))
+		return "linker veneer";
 	/* MIPS kernels enter at the start of .text: head.o must stay first. */
 	if (bin->machine == EM_MIPS && !strcmp(section, ".text") && obj_is(object, "head.o"))
 		return "entry code";
@@ -204,8 +215,27 @@ int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit 
 
 int cachepin_binary_sec_by_name(const struct cachepin_binary *bin, const char *name)
 {
+	struct binary_priv *priv = bin->priv;
+	struct sec_ent *e;
 	size_t i;
 
+	if (!priv->secs_indexed) {	/* kernels have thousands of sections */
+		for (i = 0; i < bin->nr_secs; i++) {
+			HASH_FIND_STR(priv->secs, bin->secs[i].name, e);
+			if (e)
+				continue;
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				goto linear;
+			e->name = bin->secs[i].name;
+			e->idx = (int)i;
+			HASH_ADD_KEYPTR(hh, priv->secs, e->name, strlen(e->name), e);
+		}
+		priv->secs_indexed = true;
+	}
+	HASH_FIND_STR(priv->secs, name, e);
+	return e ? e->idx : -1;
+linear:
 	for (i = 0; i < bin->nr_secs; i++)
 		if (!strcmp(bin->secs[i].name, name))
 			return (int)i;
@@ -582,6 +612,11 @@ static int read_funcs(struct elf_ctx *c)
 		addr = sym.st_value;
 		if (si >= 0 && bin->relocatable)
 			addr += bin->secs[si].addr;
+		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && bin->machine == EM_ARM &&
+		    (addr & 1)) {
+			addr &= ~1ULL;	/* Thumb: values as nm shows them */
+			thumb = true;
+		}
 		if (!is_mapping_sym(name) &&
 		    sym_add(priv, name, addr, bind != STB_LOCAL))
 			goto out;
@@ -593,10 +628,6 @@ static int read_funcs(struct elf_ctx *c)
 		if (type == STT_NOTYPE &&
 		    (is_mapping_sym(name) || !strncmp(name, ".L", 2) || is_marker_sym(name)))
 			continue;
-		if (type != STT_NOTYPE && bin->machine == EM_ARM && (addr & 1)) {
-			addr &= ~1ULL;
-			thumb = true;
-		}
 		if (addr < s->addr || addr >= s->addr + s->size)
 			continue;	/* markers at the end, or nonsense */
 		if (GROW(cands, cap, nr + 1))
@@ -954,6 +985,7 @@ void cachepin_binary__free(struct cachepin_binary *bin)
 	if (priv) {
 		struct name_ent *e, *et;
 		struct sym_ent *s, *st;
+		struct sec_ent *c, *ct;
 
 		HASH_ITER(hh, priv->names, e, et) {
 			HASH_DEL(priv->names, e);
@@ -964,6 +996,10 @@ void cachepin_binary__free(struct cachepin_binary *bin)
 			HASH_DEL(priv->syms, s);
 			free(s->name);
 			free(s);
+		}
+		HASH_ITER(hh, priv->secs, c, ct) {
+			HASH_DEL(priv->secs, c);
+			free(c);
 		}
 		for (i = 0; i < priv->nr_whys; i++)
 			free(priv->whys[i]);

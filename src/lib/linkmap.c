@@ -326,8 +326,8 @@ int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 		err = -EINVAL;
 		goto out;
 	}
-	if ((m.out_mismatch && m.out_mismatch >= m.out_match) ||
-	    (m.sym_mismatch && m.sym_mismatch >= m.sym_match)) {
+	/* A map of this very link places every function where the ELF has it. */
+	if (m.out_mismatch || m.sym_mismatch) {
 		pr_warn("'%s': does not belong to '%s' (%zu of %zu sections and %zu of %zu "
 			"functions are at other addresses)\n"
 			"hint: use the map written by the link that produced '%s'\n",
