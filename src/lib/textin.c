@@ -786,7 +786,9 @@ enum cachepin_text_format cachepin_text__detect(const char *buf, size_t len)
 		}
 		p = nl + 1;
 	}
-	return hot && !bad ? CACHEPIN_TEXT_HOTLIST : CACHEPIN_TEXT_AUTO;
+	/* a few bad lines in a hot list are better reported by line number */
+	return hot && (!bad || (hot >= 2 && hot >= 2 * bad)) ? CACHEPIN_TEXT_HOTLIST :
+							       CACHEPIN_TEXT_AUTO;
 }
 
 /* ---- line reader: getline-like, but lets detection peek at stdin ---- */
@@ -834,7 +836,7 @@ static char *lr_next(struct line_reader *lr, size_t *len, int *err)
 
 	*err = 0;
 	for (;;) {
-		nl = memchr(lr->buf + lr->scanned, '\n', lr->end - lr->scanned);
+		nl = lr->buf ? memchr(lr->buf + lr->scanned, '\n', lr->end - lr->scanned) : NULL;
 		if (nl) {
 			line = lr->buf + lr->start;
 			*nl = '\0';
@@ -844,7 +846,7 @@ static char *lr_next(struct line_reader *lr, size_t *len, int *err)
 		}
 		lr->scanned = lr->end;
 		if (lr->eof) {
-			if (lr->start == lr->end)
+			if (lr->start == lr->end || !lr->buf)
 				return NULL;
 			line = lr->buf + lr->start;
 			lr->buf[lr->end] = '\0';
@@ -1013,10 +1015,8 @@ static int script_line(struct textin *t, char *line, size_t len)
 	int err;
 
 	q = skip_ws(p, e);
-	if (q >= e) {			/* a blank line ends a sample */
-		t->warning = false;
+	if (q >= e)			/* a blank line ends a sample */
 		return textin_flush(t, false);
-	}
 	if (q == p && *p == '#')
 		return 0;
 	if (q == p && slice_starts(p, e, "Warning:")) {
@@ -1040,10 +1040,12 @@ static int script_line(struct textin *t, char *line, size_t len)
 		}
 		return 0;
 	}
-	if (t->warning)
-		return 0;
 	if (frame_parse(q, e, &f)) {
 		bool chain = t->pending || memchr(p, '\t', (size_t)(q - p));
+
+		if (t->warning && q == p && !f.dso)
+			return 0;
+		t->warning = false;
 
 		if (q == p && !chain && !f.dso)
 			return textin_error(t, "not a perf script sample header or frame line");
@@ -1059,7 +1061,8 @@ static int script_line(struct textin *t, char *line, size_t len)
 		t->pending = true;
 		return textin_add(t, &f);
 	}
-	if (q > p && is_srcline(q, e))
+	/* perf's warnings span lines and blank lines, up to the next sample */
+	if (t->warning || (q > p && is_srcline(q, e)))
 		return 0;
 	if (q > p)
 		return textin_error(t, "cannot parse perf script frame line");
