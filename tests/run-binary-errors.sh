@@ -1,0 +1,48 @@
+#!/bin/sh
+# Bad inputs of the binary readers: not ELF, stripped, truncated, garbage, bad maps, no DWARF
+. "$(dirname "$0")/test-subr.sh"
+D=$TOOLS/bin-dump
+[ -x "$D" ] || fail "no '$D': run 'make test-progs'"
+need_cmd gcc strip
+
+printf 'int f(int x) { return x * 3; }\nint main(int c, char **v) { return f(c); }\n' > p.c
+gcc -O2 -static -Wl,-Map=p.map p.c -o prog || fail "cannot link"
+
+echo "just text" > text.txt
+expect_fail "'text.txt': not an ELF file" $D funcs text.txt
+: > empty
+expect_fail "'empty': not an ELF file" $D funcs empty
+expect_fail "'missing': cannot open" $D funcs missing
+
+cp prog stripped && strip --strip-all stripped
+expect_fail "'stripped': no symbol table" $D funcs stripped
+grep -q '^hint: ' fail.err || fail "no hint for a stripped file"
+
+# truncated at several points, and ELF magic followed by garbage
+size=$(wc -c < prog)
+for n in 16 52 64 200 4096 $((size / 2)) $((size - 100)); do
+	head -c $n prog > trunc.$n
+	expect_fail "'trunc.$n': " $D funcs trunc.$n
+done
+{ head -c 16 prog; head -c 8192 /dev/urandom; } > garbage
+expect_fail "'garbage': " $D funcs garbage
+# section headers pointing past the end: patch e_shoff (offset 40, 8 bytes LE)
+cp prog badshoff
+printf '\377\377\377\177\000\000\000\000' | dd of=badshoff bs=1 seek=40 conv=notrunc 2>/dev/null
+expect_fail "'badshoff': " $D funcs badshoff
+
+# maps
+expect_fail "'text.txt': not a GNU ld map" $D funcs prog text.txt
+expect_fail "'nomap': cannot read" $D funcs prog nomap
+sed -n '1,/^Linker script and memory map/p' p.map > headonly.map
+expect_fail "'headonly.map': no input sections" $D funcs prog headonly.map
+head -c $(( $(wc -c < p.map) / 2 )) p.map > half.map
+$D units prog half.map > half.out || fail "a map cut short is not readable"
+[ -s half.out ] || fail "no units from half a map"
+gcc -O2 -static -Wl,-Map=q.map -Wl,--section-start=.text=0x800000 p.c -o prog2
+expect_fail "'q.map': does not belong to 'prog'" $D funcs prog q.map
+grep -q '^hint: ' fail.err || fail "no hint for a foreign map"
+
+# no DWARF: ENODATA, reported as such by the driver
+expect_fail "No data available" $D srcline prog 401000
+echo "errors handled"
