@@ -40,9 +40,16 @@ static const struct row rows[] = {
 	T("Web Content 4242   403.480208:     1 cycles:u: \n"
 	  "\t  1234 foo (/lib/x.so)\n",
 	  S, 0, "4242/4242 1 1 foo@0x1234[/lib/x.so]/ISR\n", "cycles:u"),
+	/* digits and colons in the comm, cpu column, the swapper's pid 0 */
+	T("kworker/u8:2-ev 1 77 [001] 12.000001:          1 cpu-clock: \n"
+	  "\tffffffff81000000 worker_thread+0x5 ([kernel.kallsyms])\n\n"
+	  "         swapper     0 [000]    12.000002:          1 cpu-clock: \n"
+	  "\tffffffff81000010 default_idle ([kernel.kallsyms])\n",
+	  S, 0, "77/77 1 1 worker_thread+0x5@0xffffffff81000000[[kernel.kallsyms]]/KISO\n"
+	  "0/0 1 1 default_idle@0xffffffff81000010[[kernel.kallsyms]]/KIS\n", "cpu-clock"),
 	/* -G one-liners: padded comm, absolute ip, --ns time, no period */
-	T("               w 29436   403.480449707:     250000 cpu-clock:            40117e a+0x1e (/tmp-free/w)\n",
-	  S, 0, "29436/29436 250000 1 a+0x1e@0x40117e[/tmp-free/w]/ISO\n", "cpu-clock"),
+	T("               w 29436   403.480449707:     250000 cpu-clock:            40117e a+0x1e (/usr/bin/w)\n",
+	  S, 0, "29436/29436 250000 1 a+0x1e@0x40117e[/usr/bin/w]/ISO\n", "cpu-clock"),
 	T("w 7 403.480449: cpu-clock:  40117e a (w)\n",
 	  S, 0, "7/7 1 1 a@0x40117e[w]/IS\n", "cpu-clock"),
 	/* module dso, .ko path, (deleted) dso, sym with parentheses */
