@@ -54,13 +54,30 @@ static inline uint32_t cachepin_cache__set(const struct cachepin_cache *c, uint6
 const char *cachepin_repl_name(enum cachepin_repl r);
 
 /*
- * Simulate the reference string LINES[0..N) (line numbers, i.e. address
- * >> line_shift) on cache C with replacement REPL (RANDOM/RR seeded by
+ * A reference string: N line numbers (address >> line_shift) and,
+ * optionally, dense ids of them (0..nuniq-1, equal lines equal ids)
+ * that the optimal and fully associative simulators need; without them
+ * they are computed (a sort).
+ */
+struct cachepin_refs {
+	const uint64_t *lines;
+	const uint32_t *ids;	/* may be NULL */
+	size_t nuniq;
+	size_t n;
+};
+
+/*
+ * Simulate R on cache C with replacement REPL (RANDOM/RR seeded by
  * SEED).  Counts misses per set into SET_MISSES (C->sets entries, may be
  * NULL) and per reference into MISS (N bools, may be NULL).  With
  * FULLY_ASSOC the cache is one set of size/line ways.  Returns the total
  * misses, or UINT64_MAX on allocation failure.
  */
+uint64_t cachepin_cache__simulate_refs(const struct cachepin_cache *c, enum cachepin_repl repl,
+				       bool fully_assoc, const struct cachepin_refs *r,
+				       uint64_t seed, uint64_t *set_misses, uint8_t *miss);
+
+/* The same for a plain array of line numbers. */
 uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_repl repl,
 				  bool fully_assoc, const uint64_t *lines, size_t n,
 				  uint64_t seed, uint64_t *set_misses, uint8_t *miss);

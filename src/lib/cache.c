@@ -221,23 +221,28 @@ static size_t *next_uses(const uint32_t *ids, size_t n, size_t nuniq)
 }
 
 static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
-			      const uint64_t *lines, size_t n, uint64_t seed,
+			      const struct cachepin_refs *r, uint64_t seed,
 			      uint64_t *set_misses, uint8_t *miss)
 {
+	const uint64_t *lines = r->lines;
+	size_t n = r->n;
 	size_t slots = (size_t)c->sets * c->ways, i;
 	uint64_t *tag = malloc(slots * sizeof(*tag));
 	uint64_t *stamp = malloc(slots * sizeof(*stamp));
 	uint32_t *fill = calloc(c->sets, sizeof(*fill));
 	uint32_t *rr = calloc(c->sets, sizeof(*rr));
-	size_t *next = NULL, nuniq;
+	size_t *next = NULL, nuniq = r->nuniq;
 	uint32_t *ids = NULL;
 	uint64_t total = 0, rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
 
 	if (!tag || !stamp || !fill || !rr)
 		goto nomem;
 	if (repl == CACHEPIN_REPL_OPT) {
-		ids = dense_ids(lines, n, &nuniq, NULL);
-		next = ids ? next_uses(ids, n, nuniq) : NULL;
+		const uint32_t *use = r->ids;
+
+		if (!use)
+			use = ids = dense_ids(lines, n, &nuniq, NULL);
+		next = use ? next_uses(use, n, nuniq) : NULL;
 		if (!next)
 			goto nomem;
 	}
@@ -348,11 +353,12 @@ static struct heap_ent heap_pop(struct heap_ent *h, size_t *nh)
 }
 
 static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
-				const uint64_t *lines, size_t n, uint64_t seed,
+				const struct cachepin_refs *r, uint64_t seed,
 				uint64_t *set_misses, uint8_t *miss)
 {
-	size_t cap = c->size / c->line, nuniq, i, nres = 0, nh = 0;
-	uint32_t *ids = dense_ids(lines, n, &nuniq, NULL);
+	size_t cap = c->size / c->line, nuniq = r->nuniq, i, n = r->n, nres = 0, nh = 0;
+	uint32_t *own = r->ids ? NULL : dense_ids(r->lines, n, &nuniq, NULL);
+	const uint32_t *ids = r->ids ? r->ids : own;
 	uint32_t *prev = NULL, *nxt = NULL, *pos = NULL, *res = NULL;
 	size_t *next = NULL, *cur = NULL;
 	struct heap_ent *heap = NULL;
@@ -459,7 +465,7 @@ static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_re
 nomem:
 	total = UINT64_MAX;
 out:
-	free(ids);
+	free(own);
 	free(in);
 	free(prev);
 	free(nxt);
@@ -471,11 +477,20 @@ out:
 	return total;
 }
 
+uint64_t cachepin_cache__simulate_refs(const struct cachepin_cache *c, enum cachepin_repl repl,
+				       bool fully_assoc, const struct cachepin_refs *r,
+				       uint64_t seed, uint64_t *set_misses, uint8_t *miss)
+{
+	if (fully_assoc)
+		return sim_fully_assoc(c, repl, r, seed, set_misses, miss);
+	return sim_set_assoc(c, repl, r, seed, set_misses, miss);
+}
+
 uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_repl repl,
 				  bool fully_assoc, const uint64_t *lines, size_t n,
 				  uint64_t seed, uint64_t *set_misses, uint8_t *miss)
 {
-	if (fully_assoc)
-		return sim_fully_assoc(c, repl, lines, n, seed, set_misses, miss);
-	return sim_set_assoc(c, repl, lines, n, seed, set_misses, miss);
+	struct cachepin_refs r = { .lines = lines, .n = n };
+
+	return cachepin_cache__simulate_refs(c, repl, fully_assoc, &r, seed, set_misses, miss);
 }

@@ -48,30 +48,49 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 			struct cachepin_score *out)
 {
 	const struct cachepin_binary *bin = m->bin;
-	uint64_t *lines = NULL, *uniq = NULL, seed = 0x5eed5eedULL;
-	uint32_t *item = NULL;
+	uint64_t *lines = NULL, *uniq = NULL, *iline = NULL, seed = 0x5eed5eedULL;
+	uint32_t *item = NULL, *ids = NULL, *iid = NULL;
 	uint8_t *miss = NULL, *miss_fa = NULL;
 	size_t n = 0, i, nu = 0;
+	struct cachepin_refs refs;
 	enum cachepin_repl r;
 	bool detail = flags & CACHEPIN_SCORE_DETAIL;
 	int err = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	out->cache = *c;
+	/* the line of every item, and dense ids of the distinct lines */
+	iline = malloc((m->nr_items + 1) * sizeof(*iline));
+	iid = malloc((m->nr_items + 1) * sizeof(*iid));
+	uniq = malloc((m->nr_items + 1) * sizeof(*uniq));
 	lines = malloc((m->nr_refs + 1) * sizeof(*lines));
+	ids = malloc((m->nr_refs + 1) * sizeof(*ids));
 	item = malloc((m->nr_refs + 1) * sizeof(*item));
-	if (!lines || !item)
+	if (!iline || !iid || !uniq || !lines || !ids || !item)
 		goto fail;
-	for (i = 0; i < m->nr_refs; i++) {
-		const struct cachepin_model_item *it = &m->items[m->refs[i]];
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *it = &m->items[i];
 		uint64_t a = (faddr ? faddr[it->func] : bin->funcs[it->func].addr) + it->off;
-		uint64_t l = a >> c->line_shift;
 
-		if (n && lines[n - 1] == l)
-			continue;	/* sequential code in the same line: one fetch */
-		lines[n] = l;
-		item[n++] = m->refs[i];
+		iline[i] = a >> c->line_shift;
+		uniq[i] = iline[i];
 	}
+	qsort(uniq, m->nr_items, sizeof(*uniq), cmp_u64);
+	for (i = 0; i < m->nr_items; i++)
+		if (!nu || uniq[nu - 1] != uniq[i])
+			uniq[nu++] = uniq[i];
+	for (i = 0; i < m->nr_items; i++)
+		iid[i] = (uint32_t)find_line(uniq, nu, iline[i]);
+	for (i = 0; i < m->nr_refs; i++) {
+		uint32_t k = m->refs[i];
+
+		if (n && lines[n - 1] == iline[k])
+			continue;	/* sequential code in the same line: one fetch */
+		lines[n] = iline[k];
+		ids[n] = iid[k];
+		item[n++] = k;
+	}
+	refs = (struct cachepin_refs){ lines, ids, nu, n };
 	out->fetches = n;
 	if (detail) {
 		out->sets = calloc(c->sets, sizeof(*out->sets));
@@ -90,8 +109,8 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 			if (!per_set)
 				goto fail;
 		}
-		v = cachepin_cache__simulate(c, r, false, lines, n, seed, per_set,
-					     r == CACHEPIN_REPL_LRU ? miss : NULL);
+		v = cachepin_cache__simulate_refs(c, r, false, &refs, seed, per_set,
+						  r == CACHEPIN_REPL_LRU ? miss : NULL);
 		if (v == UINT64_MAX) {
 			free(per_set);
 			goto fail;
@@ -105,66 +124,52 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 		}
 		free(per_set);
 	}
-	out->miss_fa_lru = cachepin_cache__simulate(c, CACHEPIN_REPL_LRU, true, lines, n, seed,
-						    NULL, miss_fa);
+	out->miss_fa_lru = cachepin_cache__simulate_refs(c, CACHEPIN_REPL_LRU, true, &refs, seed,
+							 NULL, miss_fa);
 	if (out->miss_fa_lru == UINT64_MAX)
 		goto fail;
 	if (!(flags & CACHEPIN_SCORE_NO_OPT)) {
-		out->miss_fa_opt = cachepin_cache__simulate(c, CACHEPIN_REPL_OPT, true, lines, n,
-							    seed, NULL, NULL);
+		out->miss_fa_opt = cachepin_cache__simulate_refs(c, CACHEPIN_REPL_OPT, true, &refs,
+								 seed, NULL, NULL);
 		if (out->miss_fa_opt == UINT64_MAX)
 			goto fail;
 	}
-
-	/* distinct lines */
-	uniq = malloc((n + 1) * sizeof(*uniq));
-	if (!uniq)
-		goto fail;
-	memcpy(uniq, lines, n * sizeof(*uniq));
-	qsort(uniq, n, sizeof(*uniq), cmp_u64);
-	for (i = 0; i < n; i++)
-		if (!nu || uniq[nu - 1] != uniq[i])
-			uniq[nu++] = uniq[i];
 	out->distinct_lines = nu;
 	if (detail) {
+		double *best = calloc(nu + 1, sizeof(*best));
+
 		out->func_miss = calloc(bin->nr_funcs + 1, sizeof(*out->func_miss));
 		out->func_miss_fa = calloc(bin->nr_funcs + 1, sizeof(*out->func_miss_fa));
 		out->line_func = malloc((nu + 1) * sizeof(*out->line_func));
 		out->line_weight = calloc(nu + 1, sizeof(*out->line_weight));
 		out->line_miss = calloc(nu + 1, sizeof(*out->line_miss));
-		if (!out->func_miss || !out->func_miss_fa || !out->line_func ||
-		    !out->line_weight || !out->line_miss)
+		if (!best || !out->func_miss || !out->func_miss_fa || !out->line_func ||
+		    !out->line_weight || !out->line_miss) {
+			free(best);
 			goto fail;
+		}
 		for (i = 0; i < nu; i++)
 			out->line_func[i] = UINT32_MAX;
-		/* line weights from the items, the heaviest item names the line */
-		{
-			double *best = calloc(nu + 1, sizeof(*best));
+		/* line weights from the items; the heaviest item names the line */
+		for (i = 0; i < m->nr_items; i++) {
+			const struct cachepin_model_item *it = &m->items[i];
+			size_t k = iid[i];
 
-			if (!best)
-				goto fail;
-			for (i = 0; i < m->nr_items; i++) {
-				const struct cachepin_model_item *it = &m->items[i];
-				uint64_t a = (faddr ? faddr[it->func] : bin->funcs[it->func].addr) + it->off;
-				size_t k = find_line(uniq, nu, a >> c->line_shift);
-
-				if (!it->count || k >= nu || uniq[k] != a >> c->line_shift)
-					continue;
-				out->line_weight[k] += it->weight;
-				if (it->weight > best[k]) {
-					best[k] = it->weight;
-					out->line_func[k] = it->func;
-				}
+			if (!it->count)
+				continue;
+			out->line_weight[k] += it->weight;
+			if (it->weight > best[k]) {
+				best[k] = it->weight;
+				out->line_func[k] = it->func;
 			}
-			free(best);
 		}
+		free(best);
 		for (i = 0; i < n; i++) {
-			size_t k = find_line(uniq, nu, lines[i]);
 			uint32_t s = (uint32_t)lines[i] & (c->sets - 1);
 
 			out->sets[s].fetches++;
 			if (miss[i]) {
-				out->line_miss[k]++;
+				out->line_miss[ids[i]]++;
 				out->func_miss[m->items[item[i]].func]++;
 			}
 			if (miss_fa[i]) {
@@ -175,6 +180,8 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 		for (i = 0; i < nu; i++) {
 			uint32_t s = (uint32_t)uniq[i] & (c->sets - 1);
 
+			if (out->line_func[i] == UINT32_MAX)
+				continue;	/* only too-cold items: not fetched */
 			out->sets[s].lines++;
 			out->sets[s].weight += out->line_weight[i];
 		}
@@ -188,7 +195,10 @@ fail:
 	cachepin_score__release(out);
 out:
 	free(uniq);
+	free(iline);
+	free(iid);
 	free(lines);
+	free(ids);
 	free(item);
 	free(miss);
 	free(miss_fa);
