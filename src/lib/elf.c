@@ -172,7 +172,8 @@ int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit 
 	size_t i, u = 0;
 
 	units_free(bin->units, bin->nr_units);
-	qsort(units, n, sizeof(*units), unit_cmp);
+	if (n)
+		qsort(units, n, sizeof(*units), unit_cmp);
 	bin->units = units;
 	bin->nr_units = n;
 
