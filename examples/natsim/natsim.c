@@ -37,14 +37,19 @@ struct pkt {
 	}
 
 /* Cold code between the hot functions (runs once, at start-up). */
-#define COLD(name)                                          \
+#define COLD_(name, body)                                   \
 	NI uint32_t name(struct pkt *p)                     \
 	{                                                   \
 		uint32_t x = p->mark;                       \
-		S64(0) S64(64)                              \
+		body                                        \
 		p->mark = x;                                \
 		return x;                                   \
 	}
+#define COLD(name, size) COLD_##size(name)
+#define COLD_s(name) COLD_(name, S16(0) S4(16))
+#define COLD_m(name) COLD_(name, S64(0) S16(64))
+#define COLD_l(name) COLD_(name, S64(0) S64(64) S16(128) S4(144))
+#define COLD_x(name) COLD_(name, S64(0) S64(64) S64(128) S64(192) S16(256))
 
 uint32_t ip_finish_output2(struct pkt *p);
 uint32_t dev_queue_xmit(struct pkt *p);
@@ -69,49 +74,49 @@ uint32_t smsc911x_rx_pkt(struct pkt *p);
 uint32_t nf_nat_ipv4_manip_pkt(struct pkt *p);
 uint32_t skb_copy_bits(struct pkt *p);
 
-COLD(cold_init_00) COLD(cold_init_01) COLD(cold_init_02) COLD(cold_init_03)
+COLD(cold_init_00, m) COLD(cold_init_01, l) COLD(cold_init_02, s) COLD(cold_init_03, x)
 HOT(smsc911x_rx_pkt, S64(0) S16(64), napi_gro_receive(p))
-COLD(cold_init_04) COLD(cold_init_05) COLD(cold_init_06)
+COLD(cold_init_04, m) COLD(cold_init_05, s) COLD(cold_init_06, l)
 HOT(napi_gro_receive, S16(0) S16(16), __netif_receive_skb_core(p))
-COLD(cold_init_07) COLD(cold_init_08) COLD(cold_init_09) COLD(cold_init_10)
+COLD(cold_init_07, m) COLD(cold_init_08, x) COLD(cold_init_09, l) COLD(cold_init_10, s)
 HOT(__netif_receive_skb_core, S64(0) S64(64) S16(128), vlan_do_receive(p))
-COLD(cold_init_11) COLD(cold_init_12)
+COLD(cold_init_11, m) COLD(cold_init_12, m)
 HOT(vlan_do_receive, S16(0) S16(16), ip_rcv(p))
-COLD(cold_init_13) COLD(cold_init_14) COLD(cold_init_15) COLD(cold_init_16) COLD(cold_init_17)
+COLD(cold_init_13, x) COLD(cold_init_14, s) COLD(cold_init_15, l) COLD(cold_init_16, m) COLD(cold_init_17, l)
 HOT(ip_rcv, S16(0), ip_rcv_core(p))
-COLD(cold_init_18) COLD(cold_init_19)
+COLD(cold_init_18, x) COLD(cold_init_19, s)
 HOT(ip_rcv_core, S64(0) S16(64), nf_hook_slow(p))
-COLD(cold_init_20) COLD(cold_init_21) COLD(cold_init_22)
+COLD(cold_init_20, m) COLD(cold_init_21, l) COLD(cold_init_22, s)
 HOT(nf_conntrack_in, S64(0) S16(64), __nf_conntrack_find_get(p))
-COLD(cold_init_23) COLD(cold_init_24) COLD(cold_init_25) COLD(cold_init_26)
+COLD(cold_init_23, m) COLD(cold_init_24, x) COLD(cold_init_25, m) COLD(cold_init_26, l)
 HOT(__nf_conntrack_find_get, S64(0) S64(64), nf_conntrack_tcp_packet(p))
-COLD(cold_init_27) COLD(cold_init_28)
+COLD(cold_init_27, s) COLD(cold_init_28, l)
 HOT(nf_conntrack_tcp_packet, S64(0) S64(64) S64(128), nf_nat_inet_fn(p))
-COLD(cold_init_29) COLD(cold_init_30) COLD(cold_init_31)
+COLD(cold_init_29, x) COLD(cold_init_30, m) COLD(cold_init_31, s)
 HOT(nf_nat_inet_fn, S64(0) S16(64), nf_nat_ipv4_manip_pkt(p))
-COLD(cold_init_32) COLD(cold_init_33) COLD(cold_init_34) COLD(cold_init_35)
+COLD(cold_init_32, m) COLD(cold_init_33, l) COLD(cold_init_34, x) COLD(cold_init_35, s)
 HOT(nf_nat_ipv4_manip_pkt, S64(0), csum_partial(p))
-COLD(cold_init_36)
+COLD(cold_init_36, m)
 HOT(csum_partial, S16(0) S16(16), x)
-COLD(cold_init_37) COLD(cold_init_38) COLD(cold_init_39)
+COLD(cold_init_37, l) COLD(cold_init_38, m) COLD(cold_init_39, s)
 HOT(ip_route_input_slow, S64(0) S64(64), fib_table_lookup(p))
-COLD(cold_init_40) COLD(cold_init_41) COLD(cold_init_42) COLD(cold_init_43)
+COLD(cold_init_40, x) COLD(cold_init_41, l) COLD(cold_init_42, m) COLD(cold_init_43, s)
 HOT(fib_table_lookup, S64(0) S64(64) S16(128), x)
-COLD(cold_init_44) COLD(cold_init_45)
+COLD(cold_init_44, m) COLD(cold_init_45, x)
 HOT(ip_forward, S64(0) S16(64), ip_output(p))
-COLD(cold_init_46) COLD(cold_init_47) COLD(cold_init_48)
+COLD(cold_init_46, l) COLD(cold_init_47, s) COLD(cold_init_48, m)
 HOT(ip_output, S16(0) S16(16), ip_finish_output2(p))
-COLD(cold_init_49) COLD(cold_init_50) COLD(cold_init_51) COLD(cold_init_52)
+COLD(cold_init_49, l) COLD(cold_init_50, m) COLD(cold_init_51, x) COLD(cold_init_52, s)
 HOT(ip_finish_output2, S64(0), neigh_resolve_output(p))
-COLD(cold_init_53)
+COLD(cold_init_53, m)
 HOT(neigh_resolve_output, S16(0) S16(16), dev_queue_xmit(p))
-COLD(cold_init_54) COLD(cold_init_55) COLD(cold_init_56)
+COLD(cold_init_54, l) COLD(cold_init_55, s) COLD(cold_init_56, x)
 HOT(dev_queue_xmit, S64(0) S64(64), smsc911x_hard_start_xmit(p))
-COLD(cold_init_57) COLD(cold_init_58)
+COLD(cold_init_57, m) COLD(cold_init_58, l)
 HOT(smsc911x_hard_start_xmit, S64(0) S16(64), skb_copy_bits(p))
-COLD(cold_init_59) COLD(cold_init_60) COLD(cold_init_61) COLD(cold_init_62)
+COLD(cold_init_59, m) COLD(cold_init_60, s) COLD(cold_init_61, x) COLD(cold_init_62, l)
 HOT(skb_copy_bits, S16(0) S16(16), x)
-COLD(cold_init_63)
+COLD(cold_init_63, m)
 
 /* Netfilter hooks: conntrack and NAT on prerouting, then routing. */
 NI uint32_t nf_hook_slow(struct pkt *p)
