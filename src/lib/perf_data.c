@@ -508,6 +508,8 @@ static struct perf_attr *perf_record_attr(struct cachepin_perf *p, const uint8_t
 	const struct perf_attr *a0 = &p->attrs[0];
 	size_t back;
 
+	if (!p->nr_attrs)
+		return NULL;	/* pipe mode, before any HEADER_ATTR */
 	if (p->nr_attrs == 1 || !(a0->flags & AF_SAMPLE_ID_ALL))
 		return &p->attrs[0];
 	if (p->ids_identifier)
@@ -525,10 +527,10 @@ static struct perf_attr *perf_record_attr(struct cachepin_perf *p, const uint8_t
 static uint64_t trailer_time(const struct cachepin_perf *p, const struct perf_attr *a,
 			     const uint8_t *rec, uint16_t size)
 {
-	uint64_t st = a->sample_type;
+	uint64_t st = a ? a->sample_type : 0;
 	size_t back;
 
-	if (!(a->flags & AF_SAMPLE_ID_ALL) || !(st & ST_TIME))
+	if (!a || !(a->flags & AF_SAMPLE_ID_ALL) || !(st & ST_TIME))
 		return 0;
 	back = 1 + !!(st & ST_IDENTIFIER) + !!(st & ST_CPU) + !!(st & ST_STREAM_ID) +
 	       !!(st & ST_ID);
@@ -539,7 +541,7 @@ static uint64_t trailer_time(const struct cachepin_perf *p, const struct perf_at
 
 static size_t trailer_len(const struct perf_attr *a)
 {
-	if (!(a->flags & AF_SAMPLE_ID_ALL))
+	if (!a || !(a->flags & AF_SAMPLE_ID_ALL))
 		return 0;
 	return 8 * __builtin_popcountll(a->sample_type & (ST_TID | ST_TIME | ST_ID |
 			ST_STREAM_ID | ST_CPU | ST_IDENTIFIER));
