@@ -1039,6 +1039,14 @@ static int perf_walk(struct cachepin_perf *p, const uint8_t *buf, size_t len,
 		     uint64_t base, bool nested, size_t *consumed,
 		     cachepin_sample_fn_t fn, void *ctx);
 
+/*
+ * Feed N bytes of the file's zstd stream; decoded records go to the
+ * walker as they complete.  A record can straddle two compressed
+ * records, so the tail is kept for the next call.  The buffer stays
+ * bounded: records are at most 64 KiB and consumed after every step.
+ */
+#define ZBUF_SIZE (1 << 20)
+
 static int perf_zstd_feed(struct cachepin_perf *p, const uint8_t *src, size_t n,
 			  uint64_t off, cachepin_sample_fn_t fn, void *ctx)
 {
@@ -1051,21 +1059,15 @@ static int perf_zstd_feed(struct cachepin_perf *p, const uint8_t *src, size_t n,
 		if (!p->zctx)
 			return -ENOMEM;
 	}
-	while (in.pos < in.size) {
-		ZSTD_outBuffer out;
+	if (!p->zbuf) {
+		p->zbuf = malloc(ZBUF_SIZE);
+		if (!p->zbuf)
+			return -ENOMEM;
+		p->zcap = ZBUF_SIZE;
+	}
+	for (;;) {
+		ZSTD_outBuffer out = { p->zbuf, p->zcap, p->zlen };
 
-		if (p->zcap - p->zlen < 65536) {
-			size_t want = p->zcap ? p->zcap * 2 : 1 << 20;
-			uint8_t *nb = realloc(p->zbuf, want);
-
-			if (!nb)
-				return -ENOMEM;
-			p->zbuf = nb;
-			p->zcap = want;
-		}
-		out.dst = p->zbuf;
-		out.size = p->zcap;
-		out.pos = p->zlen;
 		r = ZSTD_decompressStream(p->zctx, &out, &in);
 		if (ZSTD_isError(r)) {
 			pr_warn("'%s': bad compressed record at offset 0x%" PRIx64 ": %s\n",
@@ -1073,14 +1075,15 @@ static int perf_zstd_feed(struct cachepin_perf *p, const uint8_t *src, size_t n,
 			return -EINVAL;
 		}
 		p->zlen = out.pos;
-		if (out.pos < out.size && in.pos == in.size)
+		err = perf_walk(p, p->zbuf, p->zlen, off, true, &used, fn, ctx);
+		if (err)
+			return err;
+		memmove(p->zbuf, p->zbuf + used, p->zlen - used);
+		p->zlen -= used;
+		/* a full buffer may leave output inside zstd */
+		if (in.pos == in.size && out.pos < out.size)
 			break;
 	}
-	err = perf_walk(p, p->zbuf, p->zlen, off, true, &used, fn, ctx);
-	if (err)
-		return err;
-	memmove(p->zbuf, p->zbuf + used, p->zlen - used);
-	p->zlen -= used;
 	return 0;
 }
 

@@ -47,7 +47,8 @@
 #define CTX_USER	((uint64_t)-512)
 #define CTX_USER_DEFERRED ((uint64_t)-640)
 
-static const char *tmpfile_name = "perf-data-unit.tmp";
+/* unique per process: several test runs may share the directory */
+static char tmpfile_name[64];
 
 /* ---- a byte writer in either order ---------------------------------------- */
 
@@ -927,7 +928,7 @@ static void test_mutations(void)
 	free(d.b);
 
 	cachepin_set_print(NULL);
-	for (i = 0; i < 4000; i++) {
+	for (i = 0; i < 3000; i++) {
 		const struct wb *src = &base[i % 4];
 		int nflip;
 
@@ -953,6 +954,7 @@ static void test_mutations(void)
 
 int main(void)
 {
+	snprintf(tmpfile_name, sizeof(tmpfile_name), "perf-data-unit.%ld.tmp", (long)getpid());
 	cachepin_set_print(capture_print);
 	test_layouts();
 	test_ids();
