@@ -36,8 +36,16 @@ check_same() {
 		"$TOOLS/perf-dump" -s "$cs_in" > ours.raw || fail "perf-dump -s $cs_in failed"
 	fi
 	one_line < ours.raw > ours.view
-	diff -u perf.view ours.view > view.diff ||
-		{ head -40 view.diff >&2; fail "callchains of '$cs_in' differ from perf script"; }
+	# perf prints no frame at all for a chain with an unknown context
+	# marker (the kernel writes -1 after a failed user unwind); the
+	# reader keeps the sample ip.  Compare the rest exactly.
+	grep -v '^[0-9]*$' perf.view > perf.frames || :
+	nempty=$(grep -c '^[0-9]*$' perf.view || :)
+	LC_ALL=C comm -23 perf.frames ours.view > only-perf
+	LC_ALL=C comm -13 perf.frames ours.view > only-ours
+	[ -s only-perf ] && { head -20 only-perf >&2; fail "samples of '$cs_in' that the reader lacks"; }
+	[ "$(wc -l < only-ours)" = "$nempty" ] && ! grep -q ' .* ' only-ours ||
+		{ head -20 only-ours >&2; fail "callchains of '$cs_in' differ from perf script"; }
 
 	perf script -i "$cs_f" -F period,ip -G 2> perf-script.err | awk '{ print $1, $2 }' | LC_ALL=C sort > perf.ip
 	if [ "$cs_in" = - ]; then

@@ -44,4 +44,12 @@ perf record -q -e cpu-clock,task-clock -F 4000 -g -o multi.data -- ./perfwork > 
 	{ cat perf.err >&2; fail "perf record with two events failed"; }
 check_same multi.data
 [ "$(meta_field multi.data samples)" = "$(wc -l < perf.ip)" ] || fail "two-event sample count"
+# system-wide: a dummy:HG event carries the side-band records, per-CPU
+# ids pick the attr, synthesized maps and forks of every process
+perf record -q -a -e cpu-clock -F 1000 -g -o sys.data -- ./perfwork 30 > /dev/null 2> perf.err ||
+	{ cat perf.err >&2; fail "perf record -a failed"; }
+perf report -i sys.data --header-only 2>/dev/null | grep -q '^# event : name = dummy' ||
+	fail "sys.data has no dummy event"
+check_same sys.data
+[ "$(meta_field sys.data event)" = cpu-clock ] || fail "system-wide event is not cpu-clock"
 exit 0

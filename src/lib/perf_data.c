@@ -80,6 +80,9 @@ enum {
 #define CTX_KERNEL		((uint64_t)-128)
 #define CTX_USER		((uint64_t)-512)
 #define CTX_USER_DEFERRED	((uint64_t)-640)
+#define CTX_GUEST		((uint64_t)-2048)
+#define CTX_GUEST_KERNEL	((uint64_t)-2176)
+#define CTX_GUEST_USER		((uint64_t)-2560)
 #define CTX_MAX			((uint64_t)-4095)
 
 #define ATTR_MAX		136	/* PERF_ATTR_SIZE_VER8 */
@@ -111,10 +114,20 @@ struct perf_id {
 struct perf_map {
 	uint64_t start, end, pgoff;
 	uint64_t time, dead;
+	size_t seq;		/* file order, breaks ties of time */
 	char *name;
 };
 
+/* Is map (or fork) A older than B: by time, then by file order. */
+#define OLDER(a, b) ((a)->time < (b)->time || ((a)->time == (b)->time && (a)->seq < (b)->seq))
+
 #define PROC_HOT 4
+
+struct perf_fork {
+	uint32_t pid, ppid;
+	uint64_t time;
+	size_t seq;
+};
 
 struct perf_proc {
 	uint32_t pid;
@@ -145,6 +158,9 @@ struct cachepin_perf {
 
 	struct perf_proc *procs;
 	struct perf_proc *last_proc;
+	struct perf_fork *forks;
+	size_t nr_forks, cap_forks;
+	size_t seq;			/* map and fork records seen */
 	ssize_t kernel_idx;		/* into meta.kmaps, -1 if none */
 	uint64_t mod_lo, mod_hi;	/* bounding box of module maps */
 	size_t kmap_last;
@@ -324,7 +340,7 @@ static struct perf_proc *proc_find(struct cachepin_perf *p, uint32_t pid, bool c
 }
 
 static int proc_add_map(struct perf_proc *pr, uint64_t start, uint64_t len,
-			uint64_t pgoff, const char *name, uint64_t time)
+			uint64_t pgoff, const char *name, uint64_t time, size_t seq)
 {
 	struct perf_map *m;
 
@@ -338,6 +354,7 @@ static int proc_add_map(struct perf_proc *pr, uint64_t start, uint64_t len,
 	m->end = start + len < start ? UINT64_MAX : start + len;
 	m->pgoff = pgoff;
 	m->time = time;
+	m->seq = seq;
 	m->dead = UINT64_MAX;
 	pr->nr++;
 	return 0;
@@ -379,7 +396,7 @@ static void proc_settle(struct perf_proc *pr)
 
 			if (j == i || n->start >= m->end || n->end <= m->start)
 				continue;
-			if (n->time > m->time || (n->time == m->time && j > i)) {
+			if (OLDER(m, n)) {
 				if (n->time < m->dead)
 					m->dead = n->time;
 			}
@@ -389,7 +406,7 @@ static void proc_settle(struct perf_proc *pr)
 		pr->hot[i] = SIZE_MAX;
 }
 
-/* The newest map that covers IP at time T (later in the file wins ties). */
+/* The newest map that covers IP at time T. */
 static const struct perf_map *proc_lookup(struct perf_proc *pr, uint64_t ip, uint64_t t)
 {
 	const struct perf_map *m, *best = NULL;
@@ -406,7 +423,7 @@ static const struct perf_map *proc_lookup(struct perf_proc *pr, uint64_t ip, uin
 		m = &pr->maps[i];
 		if (ip < m->start || ip >= m->end || m->time > t)
 			continue;
-		if (!best || m->time >= best->time) {
+		if (!best || OLDER(best, m)) {
 			best = m;
 			bi = i;
 		}
@@ -487,6 +504,12 @@ static const char *perf_kernel_dso(struct cachepin_perf *p, uint64_t ip)
 	if (ip >= k->start && ip - k->start < k->len)
 		return KALLSYMS;
 	return NULL;
+}
+
+static bool ctx_known(uint64_t v)
+{
+	return v == CTX_HV || v == CTX_KERNEL || v == CTX_USER || v == CTX_USER_DEFERRED ||
+	       v == CTX_GUEST || v == CTX_GUEST_KERNEL || v == CTX_GUEST_USER;
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -735,6 +758,8 @@ static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t mis
 		uint64_t v = ld64(p, chain + 8 * i);
 
 		if (v >= CTX_MAX) {
+			if (!ctx_known(v))
+				break;	/* perf drops such a chain; keep what we have */
 			kern = v == CTX_KERNEL;
 			if (v == CTX_USER_DEFERRED)
 				i++;	/* the cookie */
@@ -964,44 +989,75 @@ static int perf_mmap(struct cachepin_perf *p, uint32_t type, const uint8_t *rec,
 	pr = proc_find(p, pid, true);
 	if (!pr)
 		return -ENOMEM;
-	return proc_add_map(pr, start, len, pgoff, buf, trailer_time(p, a, rec, size));
+	return proc_add_map(pr, start, len, pgoff, buf, trailer_time(p, a, rec, size),
+			    p->seq++);
 }
 
+/*
+ * A FORK: the child inherits the maps its parent had at that time.  The
+ * parent's maps may come later in the file than the FORK, so forks are
+ * applied after the first pass, in time order (perf_apply_forks()).
+ */
 static int perf_fork(struct cachepin_perf *p, const uint8_t *rec, uint16_t size,
 		     uint64_t off)
 {
-	struct perf_proc *parent, *child;
-	uint64_t time;
+	struct perf_fork *f;
 	uint32_t pid, ppid;
-	size_t i, nr;
-	int err;
 
 	if (size < 32)
 		return perf_truncated(p, off, 32, size);
 	pid = ld32(p, rec + 8);
 	ppid = ld32(p, rec + 12);
-	time = ld64(p, rec + 24);
 	if (pid == ppid)
 		return 0;	/* a new thread shares the maps */
-	parent = proc_find(p, ppid, false);
-	if (!parent || !parent->nr)
-		return 0;
-	child = proc_find(p, pid, true);
-	if (!child)
+	if (GROW(p->forks, p->cap_forks, p->nr_forks + 1))
 		return -ENOMEM;
-	parent = proc_find(p, ppid, false);	/* proc_find() moved the cache */
-	proc_clear(child);
-	nr = parent->nr;
-	for (i = 0; i < nr; i++) {
-		const struct perf_map *m = &parent->maps[i];
+	f = &p->forks[p->nr_forks];
+	f->pid = pid;
+	f->ppid = ppid;
+	f->time = ld64(p, rec + 24);
+	f->seq = p->seq++;
+	p->nr_forks++;
+	return 0;
+}
 
-		if (m->time > time)
+static int fork_cmp(const void *a, const void *b)
+{
+	const struct perf_fork *x = a, *y = b;
+
+	return OLDER(x, y) ? -1 : OLDER(y, x);
+}
+
+static int perf_apply_forks(struct cachepin_perf *p)
+{
+	struct perf_proc *parent, *child;
+	size_t k, i, nr;
+	int err;
+
+	qsort(p->forks, p->nr_forks, sizeof(*p->forks), fork_cmp);
+	for (k = 0; k < p->nr_forks; k++) {
+		const struct perf_fork *f = &p->forks[k];
+
+		parent = proc_find(p, f->ppid, false);
+		if (!parent || !parent->nr)
 			continue;
-		err = proc_add_map(child, m->start, m->end - m->start, m->pgoff, m->name,
-				   m->time);
-		if (err)
-			return err;
+		child = proc_find(p, f->pid, true);
+		if (!child)
+			return -ENOMEM;
+		nr = parent->nr;
+		for (i = 0; i < nr; i++) {
+			const struct perf_map *m = &parent->maps[i];
+
+			if (OLDER(f, m))
+				continue;
+			/* the copy dates from the fork: the child's own maps are newer */
+			err = proc_add_map(child, m->start, m->end - m->start, m->pgoff,
+					   m->name, f->time, f->seq);
+			if (err)
+				return err;
+		}
 	}
+	p->nr_forks = 0;
 	return 0;
 }
 
@@ -1442,6 +1498,8 @@ static void perf_reset_meta(struct cachepin_perf *p)
 	size_t i;
 
 	perf_free_procs(p);
+	p->nr_forks = 0;
+	p->seq = 0;
 	for (i = 0; i < m->nr_kmaps; i++)
 		free(m->kmaps[i].name);
 	m->nr_kmaps = 0;
@@ -1500,6 +1558,8 @@ int cachepin_perf__for_each_sample(struct cachepin_perf *p,
 	if (!p->meta_done) {
 		perf_reset_meta(p);
 		err = perf_pass(p, 1, NULL, NULL);
+		if (!err)
+			err = perf_apply_forks(p);
 		if (err)
 			return err;
 		HASH_ITER(hh, p->procs, pr, tmp)
@@ -1553,6 +1613,7 @@ void cachepin_perf__free(struct cachepin_perf *p)
 	free(p->meta.osrelease);
 	free(p->meta.hostname);
 	free(p->frames);
+	free(p->forks);
 	free(p->zbuf);
 	ZSTD_freeDCtx(p->zctx);
 	if (p->buf) {
