@@ -1034,6 +1034,8 @@ static int perf_apply_forks(struct cachepin_perf *p)
 	size_t k, i, nr;
 	int err;
 
+	if (!p->nr_forks)
+		return 0;
 	qsort(p->forks, p->nr_forks, sizeof(*p->forks), fork_cmp);
 	for (k = 0; k < p->nr_forks; k++) {
 		const struct perf_fork *f = &p->forks[k];
