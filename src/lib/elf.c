@@ -748,7 +748,7 @@ struct cachepin_binary *cachepin_binary__open(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		err = -errno;
-		pr_warn("'%s': cannot open: %s\n", path, strerror(errno));
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {

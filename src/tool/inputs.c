@@ -241,9 +241,10 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 	if (input_kind(path, &kind))
 		return NULL;
 	if (kind == IN_PROFILE) {
-		double uw = 0;
+		double uw = 0, total;
 		int *map;
 		ssize_t matched;
+		size_t i;
 
 		p = cachepin_profile__read(path);
 		if (!p)
@@ -254,14 +255,31 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 			return NULL;
 		}
 		matched = cachepin_profile__match(p, bin, map, &uw);
-		free(map);
-		if (matched <= 0) {
-			tool_error("'%s': none of its %zu functions is in '%s'", path, p->nr_funcs, bin->path);
+		total = 0;
+		for (i = 0; i < p->nr_funcs; i++)
+			total += p->funcs[i].weight;
+		if (matched <= 0 || uw >= total) {
+			free(map);
+			tool_error("'%s': none of its %zu hot functions is in '%s' (%zd functions matched, 0 %% of the weight)",
+				   path, p->nr_funcs, bin->path, matched < 0 ? 0 : matched);
 			tool_hint("the profile was made for '%s'; pass that binary or one built from the same source",
 				  p->binary ? p->binary : "?");
 			cachepin_profile__free(p);
 			return NULL;
 		}
+		if (uw > 0) {
+			size_t shown = 0;
+
+			fprintf(stderr, "cachepin: warning: '%s': %zd of %zu functions (%.2f %% of the weight) are not in '%s':",
+				path, (ssize_t)p->nr_funcs - matched, p->nr_funcs, 100.0 * uw / total, bin->path);
+			for (i = 0; i < p->nr_funcs && shown < 5; i++)
+				if (map[i] < 0 && p->funcs[i].weight > 0) {
+					fprintf(stderr, " %s", p->funcs[i].name);
+					shown++;
+				}
+			fprintf(stderr, "%s\n", (ssize_t)p->nr_funcs - matched > (ssize_t)shown ? " ..." : "");
+		}
+		free(map);
 	} else {
 		p = load_samples(in, bin, path, kind);
 		if (!p)

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Bad inputs: one clear line naming the file and the problem (and a hint), exit 1, no crash, no partial output.
+. "$(dirname "$0")/test-subr.sh"
+need_cmd perf gcc
+
+gcc -O2 -g -fno-omit-frame-pointer -no-pie -o hotfuncs "$srcdir/src/hotfuncs.c"
+cat > other.c <<'SRC'
+int unrelated_function(int x) { return x * 3; }
+int main(int argc, char **argv) { return unrelated_function(argc) == 7; }
+SRC
+gcc -O2 -o other other.c
+perf_record good.data ./hotfuncs 2000
+$CACHEPIN profile -o good.prof hotfuncs good.data || fail "good profile failed"
+
+# not an ELF, no symbols
+echo "hello" > notelf
+expect_fail "'notelf': not an ELF file" $CACHEPIN score notelf good.prof
+cp hotfuncs stripped && strip --strip-all stripped
+# a stripped dynamic program still has .dynsym; a static one has nothing
+gcc -O2 -static -o static other.c 2>/dev/null && strip --strip-all static &&
+	expect_fail "'static': no symbol table" $CACHEPIN score static good.prof &&
+	grep -q '^hint: ' fail.err || fail "no hint for a binary without symbols"
+expect_fail "cannot open 'missing'" $CACHEPIN score missing good.prof
+
+# truncated and garbage perf.data
+head -c 3000 good.data > trunc.data
+expect_fail "'trunc.data': truncated" $CACHEPIN profile hotfuncs trunc.data
+head -c 100 good.data > header.data
+expect_fail "'header.data': " $CACHEPIN profile hotfuncs header.data
+printf 'PERFILE2' > garbage.data
+head -c 20000 /dev/urandom >> garbage.data
+expect_fail "'garbage.data': " $CACHEPIN profile hotfuncs garbage.data
+[ "$(wc -l < fail.err)" -le 3 ] || { cat fail.err; fail "garbage input: more than a few lines of error"; }
+
+# a profile that matches nothing: say how many samples there were
+n=$(sed -n 's/^samples \([0-9]*\) .*/\1/p' good.prof)
+expect_fail "'good.data': no sample matched a function of 'other' (0 of $n samples)" \
+	$CACHEPIN profile other good.data
+grep -q '^hint: ' fail.err || fail "no hint when nothing matched"
+expect_fail "'good.prof': none of its [0-9]* hot functions is in 'other'" $CACHEPIN score other good.prof
+
+# malformed profiles name the line
+sed '3s/.*/bogus line here/' good.prof > bad1.prof
+expect_fail "'bad1.prof':3: unknown line" $CACHEPIN score hotfuncs bad1.prof
+sed 's/^f alpha - [0-9]*/f alpha - xyz/' good.prof > bad2.prof
+expect_fail "'bad2.prof':[0-9]*: bad number" $CACHEPIN score hotfuncs bad2.prof
+printf '# cachepin-profile 1\ng 0x10 5\n' > bad3.prof
+expect_fail "'bad3.prof':2: bad 'g' line" $CACHEPIN score hotfuncs bad3.prof
+
+# a text input that is none of the formats
+printf '\001\002\003 not a profile\n' > junk.txt
+expect_fail "'junk.txt'" $CACHEPIN profile hotfuncs junk.txt
+
+# no partial output: a failing run leaves an existing file untouched and creates none
+echo keep > out.prof
+$CACHEPIN profile -o out.prof hotfuncs trunc.data 2>/dev/null && fail "truncated input succeeded"
+[ "$(cat out.prof)" = keep ] || fail "failed run changed the output file"
+$CACHEPIN profile -o new.prof hotfuncs trunc.data 2>/dev/null || true
+[ ! -e new.prof ] || fail "failed run left a partial output file"
+$CACHEPIN score -o new.txt other good.prof 2>/dev/null || true
+[ ! -e new.txt ] || fail "failed score left a partial report"
+ls | grep -q 'tmp' && fail "temporary files left behind: $(ls | grep tmp)"
+
+# usage errors exit 129, failures 1
+rc=0; $CACHEPIN profile hotfuncs 2>/dev/null || rc=$?
+[ $rc = 129 ] || fail "missing argument must exit 129 (got $rc)"
+rc=0; $CACHEPIN score notelf good.prof 2>/dev/null || rc=$?
+[ $rc = 1 ] || fail "bad input must exit 1 (got $rc)"
+exit 0
