@@ -65,6 +65,12 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 					   const struct cachepin_model_opts *opts);
 void cachepin_model__free(struct cachepin_model *m);
 
+/*
+ * The reference string of M for another length L (the planner searches on
+ * a shorter one): item indices, *N of them.  Caller frees; NULL on ENOMEM.
+ */
+uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_t *n);
+
 struct cachepin_score_set {
 	uint32_t lines;		/* distinct hot lines mapping to the set */
 	double weight;		/* profile weight of those lines */

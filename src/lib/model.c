@@ -122,6 +122,52 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 	}
 }
 
+uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_t *n)
+{
+	uint64_t *keys, *tmp;
+	uint32_t *refs;
+	size_t nk = 0, i;
+
+	for (i = 0; i < m->nr_items; i++) {
+		double c = (double)L * m->items[i].weight / m->weight;
+
+		nk += c >= 0.5 ? (size_t)llround(c) : 0;
+	}
+	keys = malloc((nk + 1) * sizeof(*keys));
+	tmp = malloc((nk + 1) * sizeof(*tmp));
+	refs = malloc((nk + 1) * sizeof(*refs));
+	if (!keys || !tmp || !refs) {
+		free(keys);
+		free(tmp);
+		free(refs);
+		errno = ENOMEM;
+		return NULL;
+	}
+	nk = 0;
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *it = &m->items[i];
+		double c = (double)L * it->weight / m->weight;
+		uint32_t count = c >= 0.5 ? (uint32_t)llround(c) : 0, k;
+		double phase = (double)it->rank / (double)m->nr_items;
+
+		for (k = 0; k < count; k++) {
+			double t = ((double)k + phase) / (double)count;
+			uint64_t q = (uint64_t)(t * 4294967296.0);
+
+			if (q > UINT32_MAX)
+				q = UINT32_MAX;
+			keys[nk++] = q << 32 | (uint64_t)i;
+		}
+	}
+	radix_sort(keys, tmp, nk);
+	for (i = 0; i < nk; i++)
+		refs[i] = (uint32_t)keys[i];
+	free(keys);
+	free(tmp);
+	*n = nk;
+	return refs;
+}
+
 void cachepin_model__free(struct cachepin_model *m)
 {
 	if (!m)
@@ -141,7 +187,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	int32_t *p2m = NULL;
 	uint32_t *order = NULL, rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
 	uint64_t *keys = NULL, *tmp = NULL;
-	size_t nmf = 0, cap_items = 0, i, j, nk;
+	size_t nmf = 0, cap_items = 0, i, j;
 	int err = -ENOMEM;
 
 	if (!m)
@@ -250,7 +296,6 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	err = -ENOMEM;
 
 	/* 4. rates and the interleaved string */
-	nk = 0;
 	for (i = 0; i < m->nr_items; i++) {
 		struct cachepin_model_item *it = &m->items[i];
 		double c = (double)L * it->weight / m->weight;
@@ -258,32 +303,10 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		it->count = c >= 0.5 ? (uint32_t)llround(c) : 0;
 		if (!it->count)
 			m->dropped += it->weight;
-		nk += it->count;
 	}
-	keys = malloc((nk + 1) * sizeof(*keys));
-	tmp = malloc((nk + 1) * sizeof(*tmp));
-	m->refs = malloc((nk + 1) * sizeof(*m->refs));
-	if (!keys || !tmp || !m->refs)
+	m->refs = cachepin_model__string(m, L, &m->nr_refs);
+	if (!m->refs)
 		goto fail;
-	nk = 0;
-	for (i = 0; i < m->nr_items; i++) {
-		const struct cachepin_model_item *it = &m->items[i];
-		double phase = m->nr_items ? (double)it->rank / (double)m->nr_items : 0;
-		uint32_t k;
-
-		for (k = 0; k < it->count; k++) {
-			double t = ((double)k + phase) / (double)it->count;
-			uint64_t q = (uint64_t)(t * 4294967296.0);
-
-			if (q > UINT32_MAX)
-				q = UINT32_MAX;
-			keys[nk++] = q << 32 | (uint64_t)i;
-		}
-	}
-	radix_sort(keys, tmp, nk);
-	for (i = 0; i < nk; i++)
-		m->refs[i] = (uint32_t)keys[i];
-	m->nr_refs = nk;
 
 	free(keys);
 	free(tmp);

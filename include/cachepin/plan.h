@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The planner: where every hot movable unit goes, at cache-line
+ * granularity, so that hot lines do not fight over sets.
+ *
+ * The hot block starts at a way-span-aligned address, so code before it
+ * and unrelated code after it cannot move a hot line to another set.
+ * Fixed code keeps its sets and is an occupant the planner colours
+ * around.  Hot units get exact offsets inside the block; the gaps between
+ * them are filled with cold movable units before padding is spent.
+ *
+ * Search: a greedy colouring (densest units first, each to the free
+ * offset that adds the least set pressure, a set being "over-full" past
+ * WAYS hot lines) followed by a local search (relocations and swaps,
+ * accepted on the exact per-set simulation of the model's reference
+ * string), deterministic for a given seed.
+ */
+#ifndef CACHEPIN_PLAN_H
+#define CACHEPIN_PLAN_H
+
+#include "cachepin/score.h"
+
+struct cachepin_plan_unit {
+	uint32_t unit;		/* index into bin->units */
+	uint64_t off;		/* planned offset from the block start */
+	uint64_t size, align;
+	bool hot;		/* placed for its hot lines (else: cold fill) */
+	double weight;		/* profile weight of its functions */
+	uint32_t hot_lines;	/* distinct hot lines (primary cache) */
+};
+
+struct cachepin_plan_opts {
+	const struct cachepin_cache *caches;	/* caches[0] is the primary geometry */
+	size_t nr_caches;
+	uint64_t slack;		/* bytes of room after each hot unit */
+	uint64_t max_pad;	/* padding budget per way span */
+	uint64_t seed;
+	unsigned int iterations;	/* local-search moves; 0 = default */
+	size_t max_hot;		/* at most this many hot units; 0 = all */
+};
+
+struct cachepin_plan {
+	struct cachepin_plan_unit *units;	/* in block order (offset) */
+	size_t nr_units;
+	uint64_t block_align;	/* the block starts at a multiple of this */
+	uint64_t base;		/* block start assumed for scoring (aligned) */
+	uint64_t size;		/* block size */
+	uint64_t pad;		/* bytes of padding spent */
+	size_t nr_hot, nr_fill;
+	size_t nr_unplaceable;	/* hot functions in fixed units (occupants) */
+	double hot_weight_placed, hot_weight_fixed;
+	unsigned int moves_tried, moves_taken;
+	uint64_t search_before, search_after;	/* search objective (LRU misses, reduced string) */
+};
+
+/*
+ * Plan the hot units of model M (built from the profile on BIN).
+ * Returns 0 and fills PLAN (release with cachepin_plan__release()), or a
+ * negative errno after logging.
+ */
+int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *opts,
+		       struct cachepin_plan *plan);
+
+/*
+ * Function addresses of the planned layout (NR_FUNCS entries; functions
+ * outside planned units keep their address).  Caller frees.
+ */
+uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct cachepin_binary *bin);
+
+void cachepin_plan__release(struct cachepin_plan *plan);
+
+#endif
