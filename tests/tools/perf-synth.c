@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * perf-synth: write a large, valid perf.data of kernel samples on the
+ * functions of an ELF, for the benchmark.
+ *
+ *   perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-v] VMLINUX OUT
+ *
+ * The file is what 'perf record -e cpu-clock -a -g' writes on a router
+ * (little-endian file mode): one cpu-clock attr with sample_type
+ * IP|TID|TIME|CALLCHAIN|ID|CPU|PERIOD and sample_id_all, one id per CPU,
+ * the kernel MMAP "[kernel.kallsyms]_text" whose pgoff is the address of
+ * _text (no KASLR), COMM records, then SAMPLES kernel samples (default
+ * 1000000) of period 250000, FINISHED_ROUND records between batches, and
+ * an EVENT_DESC feature naming the event.
+ *
+ * Samples are deterministic for a SEED: leaf functions follow a Zipf
+ * distribution (EXPONENT, default 1.1) over a shuffled order of the functions (so hot code is
+ * scattered over the image), at offsets inside the function (half of
+ * them at one of two fixed hot spots).  Every function has two fixed
+ * callers drawn from a random tree, so the call graph is stable; a chain
+ * is "PERF_CONTEXT_KERNEL, ip, callers..." with 3 to 12 callers, each a
+ * fixed return address inside the caller.  -v prints what was written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cachepin/binary.h"
+
+#define ST_IP		(1ULL << 0)
+#define ST_TID		(1ULL << 1)
+#define ST_TIME		(1ULL << 2)
+#define ST_CALLCHAIN	(1ULL << 5)
+#define ST_ID		(1ULL << 6)
+#define ST_CPU		(1ULL << 7)
+#define ST_PERIOD	(1ULL << 8)
+#define SAMPLE_TYPE	(ST_IP | ST_TID | ST_TIME | ST_CALLCHAIN | ST_ID | ST_CPU | ST_PERIOD)
+
+/* attr flags: disabled, inherit, mmap, comm, freq, sample_id_all, exclude_guest */
+#define ATTR_FLAGS	((1ULL << 0) | (1ULL << 1) | (1ULL << 8) | (1ULL << 9) | \
+			 (1ULL << 10) | (1ULL << 18) | (1ULL << 20))
+#define ATTR_SIZE	128	/* PERF_ATTR_SIZE_VER7, what perf 6.1 writes */
+#define HEADER_SIZE	104
+#define FEAT_EVENT_DESC	12
+#define TRAILER_SIZE	32	/* sample_id_all: tid, time, id, cpu */
+
+#define REC_MMAP		1
+#define REC_COMM		3
+#define REC_SAMPLE		9
+#define REC_FINISHED_ROUND	68
+#define MISC_KERNEL		1
+#define CONTEXT_KERNEL		((uint64_t)-128)
+
+#define PERIOD		250000	/* ns: cpu-clock at 4 kHz */
+#define MIN_CALLERS	3
+#define MAX_CALLERS	12
+#define ROUND		4096	/* samples between FINISHED_ROUND records */
+
+static const char *out_path;
+static FILE *out;
+static uint64_t written;
+
+struct proc {
+	uint32_t pid;
+	const char *comm;
+	unsigned int weight;
+};
+
+/* who runs on a router forwarding traffic */
+static const struct proc procs[] = {
+	{ 0, "swapper", 55 },
+	{ 9, "ksoftirqd/0", 20 },
+	{ 16, "ksoftirqd/1", 15 },
+	{ 412, "hostapd", 4 },
+	{ 538, "dnsmasq", 3 },
+	{ 871, "iperf3", 3 },
+};
+
+#define NR_PROCS (sizeof(procs) / sizeof(procs[0]))
+
+struct node {
+	size_t func;		/* index into bin->funcs */
+	uint32_t parent[2];	/* callers, as node indices; UINT32_MAX for none */
+	uint32_t hot_off[2];	/* fixed hot spots inside the function */
+};
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("perf-synth: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [0, n) (n > 0); the bias of the modulo is irrelevant here */
+static uint64_t below(uint64_t *s, uint64_t n)
+{
+	return splitmix(s) % n;
+}
+
+static void put(const void *p, size_t n)
+{
+	if (fwrite(p, 1, n, out) != n)
+		die("cannot write '%s': %s", out_path, strerror(errno));
+	written += n;
+}
+
+/* little-endian stores into a record buffer */
+static uint8_t *st16(uint8_t *p, uint16_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	return p + 2;
+}
+
+static uint8_t *st32(uint8_t *p, uint32_t v)
+{
+	p = st16(p, v);
+	return st16(p, v >> 16);
+}
+
+static uint8_t *st64(uint8_t *p, uint64_t v)
+{
+	p = st32(p, v);
+	return st32(p, v >> 32);
+}
+
+static uint8_t *st_hdr(uint8_t *p, uint32_t type, uint16_t misc, uint16_t size)
+{
+	p = st32(p, type);
+	p = st16(p, misc);
+	return st16(p, size);
+}
+
+/* NUL-terminated, zero-padded to 8 bytes; returns the padded length */
+static size_t pad_str(uint8_t *p, const char *s)
+{
+	size_t n = strlen(s) + 1, len = (n + 7) & ~(size_t)7;
+
+	memset(p, 0, len);
+	memcpy(p, s, n - 1);
+	return len;
+}
+
+static void write_attr(uint8_t *p, uint64_t freq)
+{
+	memset(p, 0, ATTR_SIZE);
+	st32(p, 1);			/* PERF_TYPE_SOFTWARE */
+	st32(p + 4, ATTR_SIZE);
+	st64(p + 8, 0);			/* PERF_COUNT_SW_CPU_CLOCK */
+	st64(p + 16, freq);
+	st64(p + 24, SAMPLE_TYPE);
+	st64(p + 40, ATTR_FLAGS);
+	st16(p + 108, 127);		/* sample_max_stack */
+}
+
+static void write_header(uint64_t attrs_off, uint64_t data_off, uint64_t data_size)
+{
+	uint8_t h[HEADER_SIZE] = "PERFILE2";
+
+	st64(h + 8, HEADER_SIZE);
+	st64(h + 16, ATTR_SIZE + 16);
+	st64(h + 24, attrs_off);
+	st64(h + 32, ATTR_SIZE + 16);
+	st64(h + 40, data_off);
+	st64(h + 48, data_size);
+	/* 56: event_types, unused */
+	st64(h + 72, 1ULL << FEAT_EVENT_DESC);
+	put(h, sizeof(h));
+}
+
+static void write_kernel_mmap(const char *ref_sym, uint64_t ref, uint64_t end)
+{
+	uint8_t rec[256], *p;
+	char name[64];
+	size_t n;
+
+	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", ref_sym);
+	n = pad_str(rec + 40, name);
+	p = st_hdr(rec, REC_MMAP, MISC_KERNEL, 40 + n + TRAILER_SIZE);
+	p = st32(p, UINT32_MAX);	/* pid -1: the kernel */
+	p = st32(p, 0);
+	p = st64(p, ref);
+	p = st64(p, end - ref);
+	st64(p, ref);			/* pgoff: the runtime address of the symbol */
+	memset(rec + 40 + n, 0, TRAILER_SIZE);	/* synthesized: zero trailer */
+	put(rec, 40 + n + TRAILER_SIZE);
+}
+
+static void write_comm(uint32_t pid, const char *comm)
+{
+	uint8_t rec[64 + TRAILER_SIZE], *p;
+	size_t n = pad_str(rec + 16, comm);
+
+	p = st_hdr(rec, REC_COMM, 0, 16 + n + TRAILER_SIZE);
+	p = st32(p, pid);
+	st32(p, pid);
+	memset(rec + 16 + n, 0, TRAILER_SIZE);
+	p = rec + 16 + n;
+	p = st32(p, pid);
+	st32(p, pid);
+	put(rec, 16 + n + TRAILER_SIZE);
+}
+
+static void write_event_desc(uint64_t freq, const uint64_t *ids, unsigned int nr_ids)
+{
+	uint8_t buf[8 + ATTR_SIZE + 4 + 4 + 64 + 8 * 64], *p = buf;
+	unsigned int i;
+
+	p = st32(p, 1);
+	p = st32(p, ATTR_SIZE);
+	write_attr(p, freq);
+	p += ATTR_SIZE;
+	p = st32(p, nr_ids);
+	p = st32(p, 64);		/* the name, NUL-padded to 64 as perf does */
+	memset(p, 0, 64);
+	memcpy(p, "cpu-clock", 9);
+	p += 64;
+	for (i = 0; i < nr_ids; i++)
+		p = st64(p, ids[i]);
+	put(buf, p - buf);
+}
+
+static int usable(const struct cachepin_binary *bin, const struct cachepin_func *f)
+{
+	if (f->size < 8)
+		return 0;
+	if (f->sec < 0 || (size_t)f->sec >= bin->nr_secs || !bin->secs[f->sec].exec)
+		return 0;
+	return 1;
+}
+
+/* Return address of the call from node C to node E: fixed per pair. */
+static uint64_t call_site(const struct cachepin_binary *bin, const struct node *nodes,
+			  uint32_t c, uint32_t e, uint64_t seed)
+{
+	const struct cachepin_func *f = &bin->funcs[nodes[c].func];
+	uint64_t s = seed ^ ((uint64_t)c << 32 | e);
+
+	return f->addr + 4 + 4 * below(&s, f->size / 4 - 1);
+}
+
+int main(int argc, char **argv)
+{
+	const char *usage =
+		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-v] VMLINUX OUT\n";
+	uint64_t nr_samples = 1000000, seed = 1, rng, t, ids[64], ref, end = 0;
+	uint64_t ids_off, attrs_off, data_off, data_end, hist[MAX_CALLERS + 1] = { 0 };
+	unsigned int ncpus = 2, i, verbose = 0, proc_total = 0;
+	struct cachepin_binary *bin;
+	const char *ref_sym = "_text";
+	struct node *nodes;
+	uint32_t *hot, nr = 0;
+	double *cdf, sum = 0, zipf = 1.1;
+	uint8_t attr[ATTR_SIZE + 16], rec[8 * (16 + MAX_CALLERS)];
+	size_t fi;
+	uint64_t k;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:s:c:z:v")) != -1) {
+		char *e;
+
+		switch (opt) {
+		case 'n':
+			nr_samples = strtoull(optarg, &e, 0);
+			if (*e || !*optarg)
+				die("bad sample count '%s'", optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, &e, 0);
+			if (*e || !*optarg)
+				die("bad seed '%s'", optarg);
+			break;
+		case 'c':
+			ncpus = strtoul(optarg, &e, 0);
+			if (*e || !ncpus || ncpus > 64)
+				die("bad cpu count '%s' (1 to 64)", optarg);
+			break;
+		case 'z':
+			zipf = strtod(optarg, &e);
+			if (*e || !*optarg || !(zipf > 0 && zipf < 10))
+				die("bad exponent '%s' (0 to 10)", optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			fputs(usage, stderr);
+			return 129;
+		}
+	}
+	if (optind + 2 != argc) {
+		fputs(usage, stderr);
+		return 129;
+	}
+	out_path = argv[optind + 1];
+
+	bin = cachepin_binary__open(argv[optind]);
+	if (!bin)
+		return 1;
+	if (cachepin_binary__sym_value(bin, ref_sym, &ref)) {
+		ref_sym = "_stext";
+		if (cachepin_binary__sym_value(bin, ref_sym, &ref))
+			die("'%s': no _text or _stext symbol\nhint: pass a kernel image (vmlinux)",
+			    argv[optind]);
+	}
+
+	/* the functions samples may hit, as tree nodes */
+	nodes = calloc(bin->nr_funcs + 1, sizeof(*nodes));
+	hot = calloc(bin->nr_funcs + 1, sizeof(*hot));
+	cdf = calloc(bin->nr_funcs + 1, sizeof(*cdf));
+	if (!nodes || !hot || !cdf)
+		die("out of memory");
+	for (fi = 0; fi < bin->nr_funcs; fi++) {
+		const struct cachepin_func *f = &bin->funcs[fi];
+
+		if (!usable(bin, f) || f->addr < ref)
+			continue;
+		nodes[nr++].func = fi;
+		if (f->addr + f->size > end)
+			end = f->addr + f->size;
+	}
+	if (nr < MIN_CALLERS + 2)
+		die("'%s': only %u functions of 8 bytes or more", argv[optind], nr);
+
+	/*
+	 * The call tree: nodes in a shuffled order; the first three are the
+	 * entry path (each calls the next), every later one is called by two
+	 * random nodes before it, but not by the first two, so every node
+	 * but the entry path has at least MIN_CALLERS ancestors.
+	 */
+	rng = seed * 0x2545f4914f6cdd1dULL + 1;
+	for (i = nr - 1; i > 0; i--) {
+		uint32_t j = below(&rng, i + 1);
+		size_t tmp = nodes[i].func;
+
+		nodes[i].func = nodes[j].func;
+		nodes[j].func = tmp;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct cachepin_func *f = &bin->funcs[nodes[i].func];
+		unsigned int w;
+
+		for (w = 0; w < 2; w++) {
+			if (i == 0)
+				nodes[i].parent[w] = UINT32_MAX;
+			else if (i < MIN_CALLERS)
+				nodes[i].parent[w] = i - 1;
+			else
+				nodes[i].parent[w] = 2 + below(&rng, i - 2);
+			nodes[i].hot_off[w] = 4 * below(&rng, f->size / 4);
+		}
+	}
+
+	/* hotness: Zipf over another shuffle of the nodes past the entry path */
+	for (i = 0; i < nr - MIN_CALLERS; i++)
+		hot[i] = i + MIN_CALLERS;
+	for (i = nr - MIN_CALLERS - 1; i > 0; i--) {
+		uint32_t j = below(&rng, i + 1), tmp = hot[i];
+
+		hot[i] = hot[j];
+		hot[j] = tmp;
+	}
+	for (i = 0; i < nr - MIN_CALLERS; i++) {
+		sum += 1.0 / pow(i + 1, zipf);
+		cdf[i] = sum;
+	}
+
+	out = fopen(out_path, "wb");
+	if (!out)
+		die("cannot create '%s': %s", out_path, strerror(errno));
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+
+	/* header, ids, the attr (with its ids section), then the data */
+	ids_off = HEADER_SIZE;
+	attrs_off = ids_off + 8 * ncpus;
+	data_off = attrs_off + sizeof(attr);
+	write_header(attrs_off, data_off, 0);
+	for (i = 0; i < ncpus; i++) {
+		ids[i] = 1000 + i;
+		st64(rec, ids[i]);
+		put(rec, 8);
+	}
+	write_attr(attr, 1000000000 / PERIOD);
+	st64(attr + ATTR_SIZE, ids_off);
+	st64(attr + ATTR_SIZE + 8, 8 * ncpus);
+	put(attr, sizeof(attr));
+
+	write_kernel_mmap(ref_sym, ref, (end + 0xfff) & ~0xfffULL);
+	for (i = 0; i < NR_PROCS; i++) {
+		write_comm(procs[i].pid, procs[i].comm);
+		proc_total += procs[i].weight;
+	}
+
+	t = 100ULL * 1000000000;
+	for (k = 0; k < nr_samples; k++) {
+		double u = (splitmix(&rng) >> 11) * (1.0 / 9007199254740992.0) * sum;
+		uint32_t lo = 0, hi = nr - MIN_CALLERS - 1, leaf, n, c, w, callers;
+		const struct cachepin_func *f;
+		unsigned int cpu = k % ncpus, pw;
+		const struct proc *pr = procs;
+		uint64_t ip, r = splitmix(&rng);
+		uint8_t *p;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (cdf[mid] < u)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		leaf = hot[lo];
+		f = &bin->funcs[nodes[leaf].func];
+		if (r & 1)
+			ip = f->addr + nodes[leaf].hot_off[(r >> 1) & 1];
+		else
+			ip = f->addr + 4 * ((r >> 2) % (f->size / 4));
+		r = splitmix(&rng);
+		callers = MIN_CALLERS + r % (MAX_CALLERS - MIN_CALLERS + 1);
+		r /= MAX_CALLERS - MIN_CALLERS + 1;
+		pw = r % proc_total;
+		r /= proc_total;
+		while (pw >= pr->weight) {
+			pw -= pr->weight;
+			pr++;
+		}
+
+		p = rec + 8;
+		p = st64(p, ip);
+		p = st32(p, pr->pid);
+		p = st32(p, pr->pid);
+		p = st64(p, t);
+		p = st64(p, ids[cpu]);
+		p = st32(p, cpu);
+		p = st32(p, 0);
+		p = st64(p, PERIOD);
+		p += 8;				/* nr, below */
+		p = st64(p, CONTEXT_KERNEL);
+		p = st64(p, ip);
+		n = 2;
+		/* the leaf's own caller is its second one a quarter of the time */
+		w = (r & 3) == 0;
+		for (c = leaf; n < 2 + callers && nodes[c].parent[w] != UINT32_MAX; n++) {
+			uint32_t up = nodes[c].parent[w];
+
+			p = st64(p, call_site(bin, nodes, up, c, seed));
+			c = up;
+			w = 0;
+		}
+		hist[n - 2]++;
+		st64(rec + 8 + 6 * 8, n);
+		st_hdr(rec, REC_SAMPLE, MISC_KERNEL, p - rec);
+		put(rec, p - rec);
+		t += PERIOD / ncpus;
+
+		if ((k + 1) % ROUND == 0 || k + 1 == nr_samples) {
+			st_hdr(rec, REC_FINISHED_ROUND, 0, 8);
+			put(rec, 8);
+		}
+	}
+	data_end = written;
+
+	/* feature table (one entry), then the EVENT_DESC section */
+	st64(rec, data_end + 16);
+	st64(rec + 8, 8 + ATTR_SIZE + 8 + 64 + 8 * ncpus);
+	put(rec, 16);
+	write_event_desc(1000000000 / PERIOD, ids, ncpus);
+
+	if (fseeko(out, 0, SEEK_SET))
+		die("cannot seek '%s': %s", out_path, strerror(errno));
+	write_header(attrs_off, data_off, data_end - data_off);
+	if (fclose(out))
+		die("cannot write '%s': %s", out_path, strerror(errno));
+
+	if (verbose) {
+		fprintf(stderr, "perf-synth: %" PRIu64 " samples on %u of %zu functions, "
+			"%" PRIu64 " bytes of data, kernel %s at %#" PRIx64 "\n",
+			nr_samples, nr, bin->nr_funcs, data_end - data_off, ref_sym, ref);
+		fprintf(stderr, "perf-synth: callers per sample:");
+		for (i = 0; i <= MAX_CALLERS; i++)
+			if (hist[i])
+				fprintf(stderr, " %u:%" PRIu64, i, hist[i]);
+		fputc('\n', stderr);
+	}
+	free(nodes);
+	free(hot);
+	free(cdf);
+	cachepin_binary__free(bin);
+	return 0;
+}
