@@ -47,9 +47,10 @@ struct cachepin_plan {
 	uint64_t size;		/* block size */
 	uint64_t pad;		/* bytes of padding spent */
 	size_t nr_hot, nr_fill;
+	uint64_t pad_budget;	/* max_pad for the whole block */
 	size_t nr_unplaceable;	/* hot functions in fixed units (occupants) */
 	double hot_weight_placed, hot_weight_fixed;
-	unsigned int moves_tried, moves_taken;
+	unsigned int moves_tried, moves_simulated, moves_taken;
 	uint64_t search_before, search_after;	/* search objective (LRU misses, reduced string) */
 };
 

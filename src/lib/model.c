@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #define DEFAULT_REFS (2u << 20)
+#define HOLE 2	/* unsampled granules taken as sampling noise */
 
 struct mchild {
 	uint32_t callee;	/* model function index */
@@ -187,7 +188,8 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	int32_t *p2m = NULL;
 	uint32_t *order = NULL, rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
 	uint64_t *keys = NULL, *tmp = NULL;
-	size_t nmf = 0, cap_items = 0, i, j;
+	size_t nmf = 0, cap_items = 0, i, j, k;
+	double *entry_w = NULL, *site_w = NULL;
 	int err = -ENOMEM;
 
 	if (!m)
@@ -199,16 +201,45 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	if (!mf || !p2m)
 		goto fail;
 
+	/*
+	 * 0. Call sites are hot lines too: a caller fetches the line of its
+	 * call each time it calls, as often as the callee's entry runs, even
+	 * when sampling gave the caller little time of its own.
+	 */
+	entry_w = calloc(p->nr_funcs + 1, sizeof(*entry_w));
+	site_w = calloc(p->nr_edges + 1, sizeof(*site_w));
+	if (!entry_w || !site_w)
+		goto fail;
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pfunc *pf = &p->funcs[i];
+
+		if (pf->nr_grans)
+			entry_w[i] = pf->grans[0].weight;
+		else if (pf->weight > 0 && map[i] >= 0)
+			entry_w[i] = pf->weight * gran / (double)(bin->funcs[map[i]].size ? bin->funcs[map[i]].size : gran);
+	}
+	for (i = 0; i < p->nr_edges; i++)
+		if (p->edges[i].callsite != UINT32_MAX && p->edges[i].callsite > 0)
+			site_w[i] = entry_w[p->edges[i].callee];
+
 	/* 1. items: granules of every matched function, in offset order */
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *pf = &p->funcs[i];
 		const struct cachepin_func *bf;
 		uint64_t size, nslot;
-		double rem = pf->weight;
+		double rem = pf->weight, sites = 0;
 		struct mfunc *f;
+		size_t e0, e1;
 
 		p2m[i] = -1;
-		if (map[i] < 0 || pf->weight <= 0)
+		if (map[i] < 0)
+			continue;
+		/* this function's outgoing edges (edges are sorted by caller) */
+		for (e0 = 0; e0 < p->nr_edges && p->edges[e0].caller < i; e0++)
+			;
+		for (e1 = e0; e1 < p->nr_edges && p->edges[e1].caller == i; e1++)
+			sites += site_w[e1];
+		if (pf->weight <= 0 && sites <= 0)
 			continue;
 		bf = &bin->funcs[map[i]];
 		size = bf->size ? bf->size : gran;
@@ -227,31 +258,58 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		/* merge explicit granules with the uniform remainder, slot by slot */
 		{
 			size_t g = 0;
-			uint64_t s;
+			uint64_t s, last = 0, t;
+			double *w = calloc(nslot + 1, sizeof(*w));
+			bool any = false;
 
+			if (!w)
+				goto fail;
 			for (s = 0; s < nslot; s++) {
-				double w = rem > 0 ? rem / (double)nslot : 0;
-
+				w[s] = rem > 0 ? rem / (double)nslot : 0;
 				while (g < pf->nr_grans && pf->grans[g].off / gran < s)
 					g++;
 				while (g < pf->nr_grans && pf->grans[g].off / gran == s)
-					w += pf->grans[g++].weight;
-				if (w <= 0)
-					continue;
-				if (GROW(m->items, cap_items, m->nr_items + 1))
-					goto fail;
-				m->items[m->nr_items++] = (struct cachepin_model_item){
-					.func = f->bf, .off = (uint32_t)(s * gran), .weight = w,
-				};
-				m->weight += w;
+					w[s] += pf->grans[g++].weight;
+				for (k = e0; k < e1; k++)
+					if (site_w[k] > 0 && (p->edges[k].callsite - 1) / gran == s)
+						w[s] += site_w[k];
 			}
 			/* granules past the end of the (shrunk) function: last slot */
-			for (; g < pf->nr_grans; g++) {
-				if (!m->nr_items || m->items[m->nr_items - 1].func != f->bf)
-					break;
-				m->items[m->nr_items - 1].weight += pf->grans[g].weight;
-				m->weight += pf->grans[g].weight;
+			for (; g < pf->nr_grans; g++)
+				w[nslot - 1] += pf->grans[g].weight;
+			/*
+			 * Sampling misses short stretches of straight code: a hole of
+			 * at most HOLE granules between sampled ones, or before the
+			 * function's end, ran as often as its neighbours.
+			 */
+			for (s = 0; s < nslot; s++) {
+				if (w[s] <= 0)
+					continue;
+				if (any && s - last > 1 && s - last - 1 <= HOLE) {
+					double fillw = w[s] < w[last] ? w[s] : w[last];
+
+					for (t = last + 1; t < s; t++)
+						w[t] = fillw;
+				}
+				any = true;
+				last = s;
 			}
+			if (any && nslot - 1 - last <= HOLE)
+				for (t = last + 1; t < nslot; t++)
+					w[t] = w[last];
+			for (s = 0; s < nslot; s++) {
+				if (w[s] <= 0)
+					continue;
+				if (GROW(m->items, cap_items, m->nr_items + 1)) {
+					free(w);
+					goto fail;
+				}
+				m->items[m->nr_items++] = (struct cachepin_model_item){
+					.func = f->bf, .off = (uint32_t)(s * gran), .weight = w[s],
+				};
+				m->weight += w[s];
+			}
+			free(w);
 		}
 		f->nr_items = (uint32_t)(m->nr_items - f->first_item);
 		if (!f->nr_items)
@@ -315,6 +373,8 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		free(mf[i].kids);
 	free(mf);
 	free(p2m);
+	free(entry_w);
+	free(site_w);
 	return m;
 fail:
 	free(keys);
@@ -325,6 +385,8 @@ fail:
 			free(mf[i].kids);
 	free(mf);
 	free(p2m);
+	free(entry_w);
+	free(site_w);
 	cachepin_model__free(m);
 	errno = -err;
 	return NULL;

@@ -60,10 +60,10 @@ int cmd_profile(int argc, char **argv)
 	struct cachepin_profile *p = NULL;
 	int i, first, rc = 1;
 
-	first = tool_parse(&tool_cmds[0], argc, argv, profile_opt, &a);
+	first = tool_parse(tool_find_cmd("profile"), argc, argv, profile_opt, &a);
 	if (argc - first < 2) {
 		tool_error("profile: need a binary and at least one input");
-		tool_usage(&tool_cmds[0], stderr);
+		tool_usage(tool_find_cmd("profile"), stderr);
 		return EXIT_USAGE;
 	}
 	a.in.binary = argv[first];

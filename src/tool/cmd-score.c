@@ -400,10 +400,10 @@ int cmd_score(int argc, char **argv)
 	int *map = NULL, first, rc = 1;
 	size_t i;
 
-	first = tool_parse(&tool_cmds[1], argc, argv, score_opt, &a);
+	first = tool_parse(tool_find_cmd("score"), argc, argv, score_opt, &a);
 	if (argc - first != 2) {
 		tool_error("score: need a binary and a profile");
-		tool_usage(&tool_cmds[1], stderr);
+		tool_usage(tool_find_cmd("score"), stderr);
 		return EXIT_USAGE;
 	}
 	if (tool_default_cache(&a.in))

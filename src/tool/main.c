@@ -12,13 +12,17 @@ int tool_verbose;
 
 static const struct tool_opt no_opts[] = { { NULL } };
 
-extern const struct tool_opt profile_opts[], score_opts[];
+extern const struct tool_opt profile_opts[], score_opts[], plan_opts[], check_opts[];
 
 const struct tool_cmd tool_cmds[] = {
 	{ "profile", cmd_profile, "turn perf samples or a hot list into a cachepin profile",
 	  "[options] BINARY INPUT", profile_opts },
 	{ "score", cmd_score, "estimate the I-cache misses of the binary's layout",
 	  "[options] BINARY PROFILE", score_opts },
+	{ "plan", cmd_plan, "plan a set-aware layout: linker-script fragment and alignment file",
+	  "[options] BINARY PROFILE", plan_opts },
+	{ "check", cmd_check, "verify a relinked binary against the alignment file",
+	  "[options] BINARY|SYSTEM.MAP ALIGN-FILE", check_opts },
 	{ "help", cmd_help, "show help for a command, or the cache presets ('help caches')",
 	  "[COMMAND|caches]", no_opts },
 	{ "version", cmd_version, "print the version", "", no_opts },
@@ -136,7 +140,7 @@ static int no_opt(int id, const char *arg, void *ctx)
 
 int cmd_version(int argc, char **argv)
 {
-	tool_parse(&tool_cmds[3], argc, argv, no_opt, NULL);
+	tool_parse(tool_find_cmd("version"), argc, argv, no_opt, NULL);
 	printf("cachepin %s\n", cachepin_version());
 	return 0;
 }
@@ -153,7 +157,7 @@ static void main_usage(FILE *f)
 	fprintf(f, "\nSee 'cachepin help <command>' or 'man cachepin-<command>'.\n");
 }
 
-static const struct tool_cmd *find_cmd(const char *name)
+const struct tool_cmd *tool_find_cmd(const char *name)
 {
 	const struct tool_cmd *c;
 
@@ -166,7 +170,7 @@ static const struct tool_cmd *find_cmd(const char *name)
 int cmd_help(int argc, char **argv)
 {
 	const struct tool_cmd *c;
-	int first = tool_parse(&tool_cmds[2], argc, argv, no_opt, NULL);
+	int first = tool_parse(tool_find_cmd("help"), argc, argv, no_opt, NULL);
 
 	argc -= first - 1;
 	argv += first - 1;
@@ -186,7 +190,7 @@ int cmd_help(int argc, char **argv)
 		}
 		return 0;
 	}
-	c = find_cmd(argv[1]);
+	c = tool_find_cmd(argv[1]);
 	if (!c) {
 		tool_error("'%s' is not a cachepin command", argv[1]);
 		return EXIT_USAGE;
@@ -235,7 +239,7 @@ int main(int argc, char **argv)
 		main_usage(stdout);
 		return 0;
 	}
-	c = find_cmd(argv[1]);
+	c = tool_find_cmd(argv[1]);
 	if (!c) {
 		const struct tool_cmd *best = NULL;
 		int bd = 3;

@@ -30,6 +30,7 @@ struct tool_cmd {
 };
 
 extern const struct tool_cmd tool_cmds[];
+const struct tool_cmd *tool_find_cmd(const char *name);
 extern int tool_verbose;
 
 /* Parse options of CMD; calls ON_OPT(id, optarg, ctx) per option. */
@@ -86,6 +87,8 @@ void json_str(FILE *f, const char *s);
 
 int cmd_profile(int argc, char **argv);
 int cmd_score(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

@@ -70,9 +70,9 @@ int main(void)
 		addr[i] = 0x20000 + (i - 1) * c.way_span;
 	CHECK(cachepin_score__run(m, addr, &c, CACHEPIN_SCORE_DETAIL, &s) == 0, "score");
 	CHECK(s.distinct_lines == NF, "six hot lines (%llu)", (unsigned long long)s.distinct_lines);
-	CHECK(s.miss[CACHEPIN_REPL_LRU] > s.fetches * 9 / 10,
-	      "five cycling lines in one LRU set: nearly all f fetches miss (%llu of %llu)",
-	      (unsigned long long)s.miss[CACHEPIN_REPL_LRU], (unsigned long long)s.fetches);
+	CHECK(s.sets[0].miss[CACHEPIN_REPL_LRU] > s.sets[0].fetches * 9 / 10,
+	      "five cycling lines in one LRU set: nearly all their fetches miss (%llu of %llu)",
+	      (unsigned long long)s.sets[0].miss[CACHEPIN_REPL_LRU], (unsigned long long)s.sets[0].fetches);
 	CHECK(s.miss_fa_lru == NF, "fully associative: cold misses only (%llu)",
 	      (unsigned long long)s.miss_fa_lru);
 	CHECK(s.sets[0].lines == 5, "set 0 holds the five (%u)", s.sets[0].lines);

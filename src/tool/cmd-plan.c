@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin plan: a set-aware layout of the hot units, emitted as a GNU ld
+ * fragment, an alignment file, and lld / GNU ld ordering files.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cachepin/emit.h"
+#include "cachepin/plan.h"
+#include "tool.h"
+
+enum {
+	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_SLACK,
+	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS,
+};
+
+const struct tool_opt plan_opts[] = {
+	TOOL_CACHE_OPT,
+	{ "output", 'o', "FILE", "write the linker-script fragment to FILE (default: standard output)", OPT_OUTPUT },
+	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_ALIGN },
+	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },
+	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
+	{ "standalone", 0, NULL, "emit a complete script to add with -T (INSERT BEFORE .text)", OPT_STANDALONE },
+	{ "slack", 0, "BYTES", "room left after each hot unit so it may grow (default 0)", OPT_SLACK },
+	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
+	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
+	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
+	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
+	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
+	TOOL_INPUT_OPTS,
+	{ NULL }
+};
+
+struct plan_args {
+	struct tool_inputs in;
+	const char *output, *align, *lld, *secorder, *first;
+	bool standalone;
+	struct cachepin_plan_opts po;
+	size_t refs;
+};
+
+static int parse_u64(const char *arg, uint64_t *v, const char *what)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg)
+		return tool_error("bad %s '%s'", what, arg) * EXIT_USAGE;
+	return 0;
+}
+
+static int plan_opt(int id, const char *arg, void *ctx)
+{
+	struct plan_args *a = ctx;
+	uint64_t v;
+	int r;
+
+	switch (id) {
+	case OPT_OUTPUT:
+		a->output = arg;
+		return 0;
+	case OPT_ALIGN:
+		a->align = arg;
+		return 0;
+	case OPT_LLD:
+		a->lld = arg;
+		return 0;
+	case OPT_SECORDER:
+		a->secorder = arg;
+		return 0;
+	case OPT_STANDALONE:
+		a->standalone = true;
+		return 0;
+	case OPT_FIRST:
+		a->first = arg;
+		return 0;
+	case OPT_SLACK:
+		return parse_u64(arg, &a->po.slack, "--slack");
+	case OPT_MAXPAD:
+		return parse_u64(arg, &a->po.max_pad, "--max-pad");
+	case OPT_SEED:
+		return parse_u64(arg, &a->po.seed, "--seed");
+	case OPT_ITERS:
+		if ((r = parse_u64(arg, &v, "--iterations")))
+			return r;
+		a->po.iterations = (unsigned int)v;
+		return 0;
+	case OPT_REFS:
+		if ((r = parse_u64(arg, &v, "--refs")) || !v)
+			return r ? r : EXIT_USAGE;
+		a->refs = (size_t)v;
+		return 0;
+	}
+	r = tool_inputs_opt(&a->in, id, arg);
+	return r < 0 ? EXIT_USAGE : r;
+}
+
+struct emit_ctx {
+	const struct cachepin_plan *plan;
+	const struct cachepin_model *m;
+	const struct cachepin_emit_info *info;
+	const struct cachepin_cache *c;
+};
+
+static int emit_lds(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_emit__ldscript(f, e->plan, e->m->bin, e->info);
+}
+
+static int emit_align(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_emit__alignfile(f, e->plan, e->m, e->c, e->info);
+}
+
+static int emit_lld(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_emit__lld_order(f, e->plan, e->m->bin);
+}
+
+static int emit_secorder(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_emit__section_order(f, e->plan, e->m->bin);
+}
+
+static char *derive_align_name(const char *out)
+{
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+	size_t base = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
+	char *s = malloc(base + 7);
+
+	if (s) {
+		memcpy(s, out, base);
+		strcpy(s + base, ".align");
+	}
+	return s;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1 } };
+	struct cachepin_binary *bin = NULL;
+	struct cachepin_profile *prof = NULL;
+	struct cachepin_model *m = NULL;
+	struct cachepin_model_opts mo = { 0 };
+	struct cachepin_plan plan = { 0 };
+	struct cachepin_emit_score sc[8];
+	struct cachepin_emit_info info = { .version = cachepin_version() };
+	struct emit_ctx ec;
+	struct timespec t0, t1;
+	uint64_t *faddr = NULL;
+	char *align_name = NULL;
+	int *map = NULL, first, rc = 1, err;
+	size_t i;
+
+	first = tool_parse(tool_find_cmd("plan"), argc, argv, plan_opt, &a);
+	if (argc - first != 2) {
+		tool_error("plan: need a binary and a profile");
+		tool_usage(tool_find_cmd("plan"), stderr);
+		return EXIT_USAGE;
+	}
+	if (tool_default_cache(&a.in))
+		return EXIT_USAGE;
+	if (!a.align) {
+		if (!a.output || !strcmp(a.output, "-")) {
+			tool_error("plan: --align-file is needed when the fragment goes to standard output");
+			return EXIT_USAGE;
+		}
+		a.align = align_name = derive_align_name(a.output);
+	}
+	a.in.binary = argv[first];
+	bin = tool_open_binary(&a.in);
+	if (!bin)
+		goto out;
+	prof = tool_load_profile(&a.in, bin, argv[first + 1]);
+	if (!prof)
+		goto out;
+	map = calloc(prof->nr_funcs + 1, sizeof(*map));
+	if (!map)
+		goto out;
+	cachepin_profile__match(prof, bin, map, NULL);
+	mo.refs = a.refs;
+	m = cachepin_model__new(prof, bin, map, &mo);
+	if (!m) {
+		tool_error("cannot build the model: %s", strerror(errno));
+		goto out;
+	}
+	a.po.caches = a.in.caches;
+	a.po.nr_caches = a.in.nr_caches;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = cachepin_plan__run(m, &a.po, &plan);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (err)
+		goto out;
+	faddr = cachepin_plan__faddr(&plan, bin);
+	if (!faddr)
+		goto out;
+	for (i = 0; i < a.in.nr_caches; i++) {
+		struct cachepin_score before, after;
+		const struct cachepin_cache *c = &a.in.caches[i];
+
+		if (cachepin_score__run(m, NULL, c, CACHEPIN_SCORE_NO_OPT, &before) ||
+		    cachepin_score__run(m, faddr, c, CACHEPIN_SCORE_NO_OPT, &after)) {
+			tool_error("out of memory");
+			goto out;
+		}
+		sc[i] = (struct cachepin_emit_score){
+			.cache = c->name, .fetches = before.fetches, .before = before.miss[c->repl],
+			.after = after.miss[c->repl], .repl = cachepin_repl_name(c->repl),
+		};
+		fprintf(stderr, "cachepin: %s (%s): modelled misses %" PRIu64 " -> %" PRIu64 " (%+.1f %%), LRU %" PRIu64 " -> %" PRIu64 "\n",
+			c->name, sc[i].repl, sc[i].before, sc[i].after,
+			sc[i].before ? 100.0 * ((double)sc[i].after - (double)sc[i].before) / (double)sc[i].before : 0,
+			before.miss[CACHEPIN_REPL_LRU], after.miss[CACHEPIN_REPL_LRU]);
+		cachepin_score__release(&before);
+		cachepin_score__release(&after);
+	}
+	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
+		" bytes, %" PRIu64 " bytes of padding; search %" PRIu64 " -> %" PRIu64 " in %.2f s (%u of %u moves simulated, %u kept)\n",
+		plan.nr_hot, plan.nr_unplaceable, plan.nr_fill, plan.size, plan.pad, plan.search_before,
+		plan.search_after, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		plan.moves_simulated, plan.moves_tried, plan.moves_taken);
+	if (plan.pad > plan.pad_budget)
+		fprintf(stderr, "cachepin: warning: %" PRIu64 " bytes of padding exceed the budget of %" PRIu64
+			" (--max-pad %" PRIu64 " per way span): too few small cold units to fill the gaps\n",
+			plan.pad, plan.pad_budget, a.po.max_pad);
+	info.scores = sc;
+	info.nr_scores = a.in.nr_caches;
+	info.standalone = a.standalone;
+	info.head_object = a.first;
+	info.profile_digest = cachepin_profile__digest(prof);
+	cachepin_binary__build_id_str(bin, info.build_id);
+	ec = (struct emit_ctx){ &plan, m, &info, &a.in.caches[0] };
+	if (tool_write_file(a.align, emit_align, &ec) ||
+	    (a.lld && tool_write_file(a.lld, emit_lld, &ec)) ||
+	    (a.secorder && tool_write_file(a.secorder, emit_secorder, &ec)) ||
+	    tool_write_file(a.output, emit_lds, &ec))
+		goto out;
+	rc = 0;
+out:
+	free(align_name);
+	free(faddr);
+	cachepin_plan__release(&plan);
+	cachepin_model__free(m);
+	free(map);
+	cachepin_profile__free(prof);
+	cachepin_binary__free(bin);
+	return rc;
+}
