@@ -37,7 +37,7 @@ NAT=$W/nat
 JOBS=${JOBS:-$(nproc)}
 SECONDS_RECORD=${SECONDS_RECORD:-20}
 KMAKE="make -C $SRC ARCH=arm O=$O"
-KBUILD_ENV="KBUILD_BUILD_USER=cachepin KBUILD_BUILD_HOST=example KBUILD_BUILD_TIMESTAMP=2026-12-01"
+KBUILD_ENV="KBUILD_BUILD_USER=cachepin KBUILD_BUILD_HOST=example KBUILD_BUILD_TIMESTAMP=2026-12-01 KBUILD_BUILD_VERSION=1"
 TRIPLET=arm-linux-gnueabihf
 
 log() { echo "kernel-lab: $*" >&2; }
@@ -256,12 +256,12 @@ SECONDS_RECORD=$SECONDS_RECORD
 EOF
 	cat <<'EOF'
 bb=/bin/busybox
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
-$bb mkdir -p /proc /sys /dev /tmp /run /www
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/lab
+$bb mkdir -p /proc /sys /dev /lab /run /www
 $bb mount -t proc proc /proc
 $bb mount -t sysfs sysfs /sys
 $bb mount -t devtmpfs devtmpfs /dev 2>/dev/null
-$bb mount -t tmpfs tmpfs /tmp
+$bb mount -t tmpfs tmpfs /lab
 $bb mount -t tmpfs tmpfs /run
 $bb mount -t tmpfs tmpfs /www
 echo "LAB: userspace at $($bb cut -d' ' -f1 /proc/uptime) s uptime"
@@ -304,33 +304,33 @@ $IP netns exec lan $bb ping -c 2 198.51.100.2 | $bb tail -2
 
 echo -1 > /proc/sys/kernel/perf_event_paranoid
 echo 0 > /proc/sys/kernel/kptr_restrict
-$bb cat /proc/kallsyms > /tmp/kallsyms.txt
+$bb cat /proc/kallsyms > /lab/kallsyms.txt
 
-$IP netns exec lan $bb sh -c 'n=0; while :; do $0 wget -q -O /dev/null http://198.51.100.2:8080/big && n=$((n+1)); echo $n > /tmp/downloads; done' $bb &
+$IP netns exec lan $bb sh -c 'n=0; while :; do $0 wget -q -O /dev/null http://198.51.100.2:8080/big && n=$((n+1)); echo $n > /lab/downloads; done' $bb &
 loop=$!
 $bb sleep 2
-$bb cat /proc/net/dev > /tmp/netdev.before
+$bb cat /proc/net/dev > /lab/netdev.before
 t0=$($bb cut -d' ' -f1 /proc/uptime)
 echo "LAB: perf record start at $t0 s"
-/usr/bin/perf record -e cpu-clock -a -g -F 1000 -N -o /tmp/perf.data -- $bb sleep $SECONDS_RECORD > /tmp/perf.log 2>&1
+/usr/bin/perf record -e cpu-clock -a -g -F 1000 -N -o /lab/perf.data -- $bb sleep $SECONDS_RECORD > /lab/perf.log 2>&1
 echo "LAB: perf record exit $? at $($bb cut -d' ' -f1 /proc/uptime) s"
-$bb cat /proc/net/dev > /tmp/netdev.after
+$bb cat /proc/net/dev > /lab/netdev.after
 $bb kill $loop
 $bb killall wget 2>/dev/null
-$bb cat /tmp/perf.log
-echo "LAB: downloads completed: $($bb cat /tmp/downloads 2>/dev/null)"
-echo "LAB: /proc/net/dev before:"; $bb grep veth /tmp/netdev.before
-echo "LAB: /proc/net/dev after:"; $bb grep veth /tmp/netdev.after
+$bb cat /lab/perf.log
+echo "LAB: downloads completed: $($bb cat /lab/downloads 2>/dev/null)"
+echo "LAB: /proc/net/dev before:"; $bb grep veth /lab/netdev.before
+echo "LAB: /proc/net/dev after:"; $bb grep veth /lab/netdev.after
 $IPT -t nat -L POSTROUTING -n -v
-$bb ls -l /tmp/perf.data /tmp/kallsyms.txt
+$bb ls -l /lab/perf.data /lab/kallsyms.txt
 
 dump() {
 	echo "=====BEGIN $2====="
 	$bb gzip -c "$1" | $bb base64
 	echo "=====END $2====="
 }
-dump /tmp/perf.data perf.data
-dump /tmp/kallsyms.txt kallsyms.txt
+dump /lab/perf.data perf.data
+dump /lab/kallsyms.txt kallsyms.txt
 echo "LAB: done at $($bb cut -d' ' -f1 /proc/uptime) s"
 $bb sync
 $bb poweroff -f
@@ -341,7 +341,7 @@ stage_initrd() {
 	R=$W/initramfs
 	rm -rf "$R"
 	mkdir -p "$R/bin" "$R/sbin" "$R/usr/bin" "$R/usr/sbin" "$R/proc" \
-		"$R/sys" "$R/dev" "$R/tmp" "$R/run" "$R/www" "$R/etc"
+		"$R/sys" "$R/dev" "$R/lab" "$R/run" "$R/www" "$R/etc"
 	cp "$W/pkgroot/bin/busybox" "$R/bin/busybox"
 	ln -s busybox "$R/bin/sh"
 	copy_elf lib/ld-linux-armhf.so.3
@@ -353,7 +353,7 @@ stage_initrd() {
 			"$W/pkgroot/usr/lib/$TRIPLET/xtables"/libipt_*.so; do
 		copy_elf "usr/lib/$TRIPLET/xtables/${so##*/}"
 	done
-	echo "root:x:0:0:root:/tmp:/bin/sh" > "$R/etc/passwd"
+	echo "root:x:0:0:root:/lab:/bin/sh" > "$R/etc/passwd"
 	echo "root:x:0:" > "$R/etc/group"
 	write_init > "$R/init"
 	chmod 755 "$R/init"
