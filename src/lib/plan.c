@@ -505,15 +505,33 @@ uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct ca
 	return fa;
 }
 
+static bool generic_section(const char *sec)
+{
+	static const char *const generic[] = {
+		".text", ".text.unlikely", ".text.hot", ".text.startup", ".text.exit", ".text.fixup",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(generic); i++)
+		if (!strcmp(sec, generic[i]))
+			return true;
+	return false;
+}
+
 static bool fill_candidate(const struct cachepin_binary *bin, const struct cachepin_unit *u)
 {
 	if (!(u->flags & CACHEPIN_UNIT_MOVABLE) || (u->flags & CACHEPIN_UNIT_FIXED) || !u->size)
 		return false;
-	if (!strncmp(u->section, ".text.", 6))
-		return true;
-	/* a whole .text of an object named by a relative path (kernel asm objects);
-	 * not the C runtime's start files of a program */
-	return !strcmp(u->section, ".text") && u->object && u->object[0] != '/';
+	if (strcmp(u->section, ".text") && strncmp(u->section, ".text.", 6))
+		return false;
+	/*
+	 * A section name many objects share (an assembly object's .text) is
+	 * named through its object: only objects named by a relative path
+	 * (the kernel's), not the system's libraries and start files.
+	 */
+	if (generic_section(u->section))
+		return u->object && u->object[0] != '/';
+	return true;
 }
 
 struct cold {

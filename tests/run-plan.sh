@@ -1,0 +1,78 @@
+#!/bin/sh
+# plan + relink + check on ARM32, MIPS32 BE and x86-64 (GNU ld, and lld for x86-64); a vanished unit fails check.
+. "$(dirname "$0")/test-subr.sh"
+need_cmd arm-linux-gnueabihf-gcc mips-linux-gnu-gcc gcc perf
+
+cp "$top/examples/natsim/natsim.c" .
+awk '$1 == "f" && $4 > 0 { print $2, $4 }' "$top/examples/natsim/natsim.profile" > hot.txt
+
+# CC TAG CACHE [extra ld flags]: build, plan, relink, check
+roundtrip() {
+	cc=$1 tag=$2 cache=$3; shift 3
+	$cc -O2 -ffunction-sections -static -Wl,-Map=$tag.map -o $tag natsim.c "$@" ||
+		fail "$tag: build failed"
+	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.lds $tag hot.txt 2> $tag.plan.err ||
+		{ cat $tag.plan.err; fail "$tag: plan failed"; }
+	[ -s $tag.align ] || fail "$tag: no alignment file"
+	grep -q '\. = ALIGN(0x' $tag.lds && grep -q '__cachepin_start = \.;' $tag.lds &&
+		grep -q '^INSERT BEFORE \.text;' $tag.lds || fail "$tag: fragment lacks its parts"
+	$cc -O2 -ffunction-sections -static -Wl,-T,$tag.lds -o $tag.new natsim.c "$@" ||
+		fail "$tag: relink with the fragment failed"
+	$CACHEPIN check $tag.new $tag.align > $tag.check || { cat $tag.check; fail "$tag: check failed"; }
+	grep -q '^ok: ' $tag.check || fail "$tag: check did not say ok"
+	# the score of the relinked binary is the plan's "after"
+	after=$(sed -n "s/.*cache \([^ ]*\) ([a-z-]*): modelled misses before [0-9]* after \([0-9]*\) .*/\2/p" $tag.lds | head -1)
+	repl=$(sed -n "s/.*cache [^ ]* (\([a-z-]*\)): modelled.*/\1/p" $tag.lds | head -1)
+	[ "$repl" = round-robin ] && repl=round-robin
+	now=$($CACHEPIN score --json -c $cache $tag.new hot.txt | jq ".caches[0].misses[\"$repl\"]")
+	[ -n "$after" ] && [ "$now" = "$after" ] ||
+		fail "$tag: score of the relinked binary ($now) is not the plan's after ($after)"
+	# the same plan twice is byte-identical
+	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.again.lds $tag hot.txt 2>/dev/null
+	cmp -s $tag.lds $tag.again.lds && cmp -s $tag.align $tag.again.align ||
+		fail "$tag: plan is not reproducible"
+}
+
+roundtrip arm-linux-gnueabihf-gcc arm cortex-a9-32k -marm
+roundtrip mips-linux-gnu-gcc mips mips-74k-32k
+readelf -h mips.new | grep -q 'big endian' || fail "MIPS build is not big-endian"
+roundtrip gcc x86 32K:4:32
+
+# x86-64 with lld: the same fragment
+if gcc -fuse-ld=lld -o lldtest natsim.c 2>/dev/null; then
+	gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,-T,x86.lds -o x86.lld natsim.c ||
+		fail "lld rejects the fragment"
+	$CACHEPIN check x86.lld x86.align > lld.check || { cat lld.check; fail "check after lld failed"; }
+	# lld's symbol ordering file: accepted, and the first planned hot function comes first
+	$CACHEPIN plan --map x86.map -c 32K:4:32 -o x86.plain.lds --lld-order x86.order x86 hot.txt 2>/dev/null
+	gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,--symbol-ordering-file=x86.order \
+		-Wl,--no-warn-symbol-ordering -o x86.ordered natsim.c || fail "lld rejects the ordering file"
+	# the planned functions come out in the planned order
+	nm x86.ordered | awk '$2 ~ /[tT]/ { print $3, $1 }' | sort > ordered.addr
+	grep -v '^#' x86.order | while read -r fn; do grep "^$fn " ordered.addr; done |
+		awk '{ print $2 }' > order.seq
+	[ "$(wc -l < order.seq)" -ge 20 ] || fail "ordered functions not found after lld"
+	sort -c order.seq || fail "lld did not follow the symbol ordering file"
+else
+	echo "no lld here" >&2; exit 1
+fi
+
+# ordering file for GNU ld 2.43+: well-formed
+$CACHEPIN plan --map x86.map -c 32K:4:32 -o x86.frag.lds --section-order x86.secorder x86 hot.txt 2>/dev/null
+grep -q '^\.text : {$' x86.secorder && grep -q '^}$' x86.secorder || fail "bad section ordering file"
+
+# the kernel form (no --standalone) has no SECTIONS wrapper
+grep -q SECTIONS x86.frag.lds && fail "plain fragment has a SECTIONS wrapper"
+
+# a unit that no longer exists: the linker says nothing, check fails
+sed 's/fib_table_lookup/fib_table_lookup_v2/g' natsim.c > natsim2.c
+gcc -O2 -ffunction-sections -static -Wl,-T,x86.lds -o x86.stale natsim2.c || fail "stale relink failed"
+if $CACHEPIN check x86.stale x86.align > stale.check; then
+	fail "check passed although fib_table_lookup is gone"
+fi
+grep -q '^missing: fib_table_lookup ' stale.check || { cat stale.check; fail "check did not name the missing unit"; }
+grep -q '^FAILED: ' stale.check || fail "no FAILED line"
+# an unaligned block start is caught
+sed 's/^block-align 8192/block-align 16384/' x86.align > x86.bad.align
+$CACHEPIN check x86.new x86.bad.align > bad.check && grep -q misaligned bad.check && fail "alignment not checked" || true
+exit 0
