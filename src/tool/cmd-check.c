@@ -84,9 +84,10 @@ int cmd_check(int argc, char **argv)
 			ok++;
 			continue;
 		}
-		printf("%s: %s %s planned +0x%" PRIx64 " (set %u), now +0x%" PRIx64 " (set %u)\n",
-		       e->hot ? "moved" : "note: fill moved", e->hot ? "hot" : "fill", e->symbol,
-		       e->off, e->first_set, off, set_now);
+		if (e->hot || tool_verbose)
+			printf("%s: %s %s planned +0x%" PRIx64 " (set %u), now +0x%" PRIx64 " (set %u)\n",
+			       e->hot ? "moved" : "note: fill moved", e->hot ? "hot" : "fill", e->symbol,
+			       e->off, e->first_set, off, set_now);
 		if (e->hot)
 			bad++;
 		else
@@ -98,8 +99,8 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	if (!quiet || moved_fill)
-		printf("ok: %zu of %zu units at their planned offsets%s\n", ok, al->nr,
-		       moved_fill ? " (some fill units moved; hot units are in place)" : "");
+		printf("ok: %zu of %zu units at their planned offsets; %zu fill units moved (cold code, -v lists them)\n",
+		       ok, al->nr, moved_fill);
 	rc = 0;
 out:
 	cachepin_align__free(al);
