@@ -52,7 +52,7 @@ rows=
 # appends a table row
 run() {
 	label=$1; shift
-	slug=$(echo "$label" | tr -c 'a-z0-9\n' '-')
+	slug=$(echo "$label" | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
 	best='' rss=- i=0
 	while [ $i -lt "$RUNS" ]; do
 		i=$((i + 1))
@@ -92,7 +92,8 @@ run "perf-synth: write perf.data" "$TOOLS/perf-synth" -v -n "$SAMPLES" "$vmlinux
 mb=$(du -m "$data" | cut -f1)
 
 run "perf.data reader alone (perf-dump -q)" "$TOOLS/perf-dump" -q "$data"
-run "profile perf.data" "$CACHEPIN" profile -v -o "$B/bench.profile" "$vmlinux" "$data"
+# shellcheck disable=SC2086
+run "profile perf.data" "$CACHEPIN" profile -v $mapopt -o "$B/bench.profile" "$vmlinux" "$data"
 matched=$(grep 'samples matched' "$B/profile-perf-data.err" || true)
 # shellcheck disable=SC2086
 run "score profile (default cache)" "$CACHEPIN" score $mapopt "$vmlinux" "$B/bench.profile"
@@ -116,8 +117,9 @@ if command -v perf > /dev/null 2>&1; then
 		tmb=$(du -m "$B/synth.script" | cut -f1)
 		rows="$rows| (reference: perf script of $TEXT_SAMPLES samples, $tmb MB of text) | $ps | - |
 "
+		# shellcheck disable=SC2086
 		run "profile perf script text ($TEXT_SAMPLES samples)" \
-			"$CACHEPIN" profile -v -o "$B/bench-text.profile" "$vmlinux" "$B/synth.script"
+			"$CACHEPIN" profile -v $mapopt -o "$B/bench-text.profile" "$vmlinux" "$B/synth.script"
 	else
 		text_note="perf script row skipped: perf could not symbolize the synthetic file"
 	fi
