@@ -12,7 +12,7 @@ echo "just text" > text.txt
 expect_fail "'text.txt': not an ELF file" $D funcs text.txt
 : > empty
 expect_fail "'empty': not an ELF file" $D funcs empty
-expect_fail "'missing': cannot open" $D funcs missing
+expect_fail "cannot open 'missing'" $D funcs missing
 
 cp prog stripped && strip --strip-all stripped
 expect_fail "'stripped': no symbol table" $D funcs stripped

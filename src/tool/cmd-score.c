@@ -14,13 +14,14 @@
 #include "cachepin/srcline.h"
 #include "tool.h"
 
-enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_OUTPUT = 'o' };
+enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_LINES, OPT_OUTPUT = 'o' };
 
 const struct tool_opt score_opts[] = {
 	TOOL_CACHE_OPT,
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
 	{ "top", 0, "N", "show the N worst sets and pairs (default 10)", OPT_TOP },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
+	{ "source-lines", 'l', NULL, "name the source line of each worst set's hottest line (DWARF)", OPT_LINES },
 	{ "output", 'o', "FILE", "write the report to FILE (default: standard output)", OPT_OUTPUT },
 	TOOL_INPUT_OPTS,
 	{ NULL }
@@ -28,7 +29,7 @@ const struct tool_opt score_opts[] = {
 
 struct score_args {
 	struct tool_inputs in;
-	bool json;
+	bool json, lines;
 	unsigned int top;
 	size_t refs;
 	const char *output;
@@ -55,6 +56,9 @@ static int score_opt(int id, const char *arg, void *ctx)
 	case OPT_JSON:
 		a->json = true;
 		return 0;
+	case OPT_LINES:
+		a->lines = true;
+		return 0;
 	case OPT_TOP:
 		if ((r = parse_count(arg, &v, "--top")))
 			return r;
@@ -75,6 +79,12 @@ struct pair_ent {
 	uint64_t miss;
 	uint32_t sets;
 	UT_hash_handle hh;
+};
+
+struct pairs {
+	struct pair_ent **arr;	/* sorted by misses, descending */
+	struct pair_ent *pool;	/* the entries */
+	size_t n;
 };
 
 struct report {
@@ -134,53 +144,106 @@ static size_t set_lines(const struct cachepin_score *s, uint32_t set, size_t *ou
 	return n;
 }
 
-/* Pairs of functions that share over-full sets, by the misses they suffer there. */
-static struct pair_ent **fighting_pairs(const struct cachepin_score *s, size_t *np)
-{
-	struct pair_ent *pairs = NULL, *pe, *tmp, **arr;
-	uint64_t *fm = NULL;
-	uint32_t *fl = NULL;
-	size_t cap = 0, n, i, j, k;
-	uint32_t set;
+#define PAIR_TOP 8	/* per set, only its PAIR_TOP most-missing functions pair up */
 
+/* Lines bucketed by set (counting sort): set S has lines idx[start[S]..start[S+1]). */
+static int lines_by_set(const struct cachepin_score *s, size_t **idx_out, size_t **start_out)
+{
+	uint32_t sets = s->cache.sets, k;
+	size_t *start = calloc((size_t)sets + 1, sizeof(*start));
+	size_t *idx = malloc((s->nr_lines + 1) * sizeof(*idx));
+	size_t *fillp = calloc((size_t)sets + 1, sizeof(*fillp));
+	size_t i;
+
+	if (!start || !idx || !fillp) {
+		free(start);
+		free(idx);
+		free(fillp);
+		return -1;
+	}
+	for (i = 0; i < s->nr_lines; i++)
+		start[((uint32_t)s->line_no[i] & (sets - 1)) + 1]++;
+	for (k = 0; k < sets; k++)
+		start[k + 1] += start[k];
+	for (i = 0; i < s->nr_lines; i++) {
+		uint32_t set = (uint32_t)s->line_no[i] & (sets - 1);
+
+		idx[start[set] + fillp[set]++] = i;
+	}
+	free(fillp);
+	*idx_out = idx;
+	*start_out = start;
+	return 0;
+}
+
+/*
+ * Pairs of functions that share over-full sets, by the misses they suffer
+ * there (the smaller of the two).  Linear in the lines: each set pairs up
+ * only its PAIR_TOP functions with the most misses.
+ */
+static int fighting_pairs(const struct cachepin_score *s, struct pairs *out)
+{
+	struct pair_ent *pairs = NULL, *pe, *tmp, **arr = NULL, *pool = NULL;
+	size_t *idx = NULL, *start = NULL, npool = 0, cappool = 0, n, i, j, k;
+	uint32_t fl[64], set;
+	uint64_t fm[64];
+
+	memset(out, 0, sizeof(*out));
+	if (lines_by_set(s, &idx, &start))
+		return -ENOMEM;
+	/* at most PAIR_TOP*(PAIR_TOP-1)/2 pairs per set: one pool, never moved */
+	cappool = (size_t)s->cache.sets * PAIR_TOP * (PAIR_TOP - 1) / 2 + 1;
+	pool = calloc(cappool, sizeof(*pool));
+	if (!pool)
+		goto out;
 	for (set = 0; set < s->cache.sets; set++) {
 		if (s->sets[set].lines <= s->cache.ways || !s->sets[set].miss[CACHEPIN_REPL_LRU])
 			continue;
-		/* per function misses in this set */
 		n = 0;
-		for (i = 0; i < s->nr_lines; i++) {
-			uint32_t f = s->line_func[i];
+		for (i = start[set]; i < start[set + 1]; i++) {
+			size_t li = idx[i];
+			uint32_t f = s->line_func[li];
 
-			if (((uint32_t)s->line_no[i] & (s->cache.sets - 1)) != set || f == UINT32_MAX)
+			if (f == UINT32_MAX || !s->line_miss[li])
 				continue;
 			for (j = 0; j < n && fl[j] != f; j++)
 				;
 			if (j == n) {
-				if (n + 1 > cap) {
-					cap = cap ? cap * 2 : 16;
-					fl = realloc(fl, cap * sizeof(*fl));
-					fm = realloc(fm, cap * sizeof(*fm));
-					if (!fl || !fm)
-						goto nomem;
-				}
+				if (n == ARRAY_LEN(fl))
+					continue;
 				fl[n] = f;
 				fm[n++] = 0;
 			}
-			fm[j] += s->line_miss[i];
+			fm[j] += s->line_miss[li];
 		}
+		/* keep the PAIR_TOP with most misses (selection; n <= 64) */
+		for (j = 0; j < n && j < PAIR_TOP; j++) {
+			size_t best = j;
+
+			for (k = j + 1; k < n; k++)
+				if (fm[k] > fm[best] || (fm[k] == fm[best] && fl[k] < fl[best]))
+					best = k;
+			if (best != j) {
+				uint32_t tf = fl[j];
+				uint64_t tm = fm[j];
+
+				fl[j] = fl[best], fm[j] = fm[best];
+				fl[best] = tf, fm[best] = tm;
+			}
+		}
+		if (n > PAIR_TOP)
+			n = PAIR_TOP;
 		for (j = 0; j < n; j++)
 			for (k = j + 1; k < n; k++) {
 				uint32_t a = fl[j] < fl[k] ? fl[j] : fl[k], b = fl[j] < fl[k] ? fl[k] : fl[j];
 				uint64_t key = (uint64_t)a << 32 | b;
 				uint64_t m = fm[j] < fm[k] ? fm[j] : fm[k];
 
-				if (!m)
-					continue;
 				HASH_FIND(hh, pairs, &key, sizeof(key), pe);
 				if (!pe) {
-					pe = calloc(1, sizeof(*pe));
-					if (!pe)
-						goto nomem;
+					if (npool == cappool)
+						continue;
+					pe = &pool[npool++];
 					pe->key = key;
 					HASH_ADD(hh, pairs, key, sizeof(pe->key), pe);
 				}
@@ -188,30 +251,29 @@ static struct pair_ent **fighting_pairs(const struct cachepin_score *s, size_t *
 				pe->sets++;
 			}
 	}
-	free(fl);
-	free(fm);
 	n = HASH_COUNT(pairs);
 	arr = malloc((n + 1) * sizeof(*arr));
 	if (!arr)
-		goto nomem2;
+		goto out;
 	i = 0;
-	HASH_ITER(hh, pairs, pe, tmp) {
-		HASH_DEL(pairs, pe);
+	HASH_ITER(hh, pairs, pe, tmp)
 		arr[i++] = pe;
-	}
 	qsort(arr, n, sizeof(*arr), cmp_pairs);
-	*np = n;
-	return arr;
-nomem:
-	free(fl);
-	free(fm);
-nomem2:
-	HASH_ITER(hh, pairs, pe, tmp) {
-		HASH_DEL(pairs, pe);
-		free(pe);
-	}
-	*np = 0;
-	return NULL;
+	*out = (struct pairs){ arr, pool, n };
+	pool = NULL;
+out:
+	HASH_CLEAR(hh, pairs);
+	free(idx);
+	free(start);
+	free(pool);
+	return out->arr ? 0 : -ENOMEM;
+}
+
+static void pairs_release(struct pairs *p)
+{
+	free(p->arr);
+	free(p->pool);
+	memset(p, 0, sizeof(*p));
 }
 
 static double per_k(uint64_t miss, uint64_t fetches)
@@ -228,8 +290,8 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 {
 	const struct cachepin_cache *c = &s->cache;
 	uint32_t *order, i, over = 0, hot = 0;
-	struct pair_ent **pairs;
-	size_t np = 0, k;
+	struct pairs pairs;
+	size_t k;
 	unsigned int top = r->a->top;
 	static const char *const rn[] = { "LRU", "pseudo-random", "round-robin", "optimal (same sets)" };
 	enum cachepin_repl rp;
@@ -298,17 +360,15 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 	}
 	free(order);
 
-	pairs = fighting_pairs(s, &np);
+	fighting_pairs(s, &pairs);
 	fprintf(f, "\n  functions fighting over sets (misses they suffer where they share over-full sets)\n");
 	fprintf(f, "  %9s %5s  %s\n", "misses", "sets", "pair");
-	for (k = 0; k < np && k < top; k++)
-		fprintf(f, "  %9" PRIu64 " %5u  %s <-> %s\n", pairs[k]->miss, pairs[k]->sets,
-			fname(r, (uint32_t)(pairs[k]->key >> 32)), fname(r, (uint32_t)pairs[k]->key));
-	if (!np)
+	for (k = 0; k < pairs.n && k < top; k++)
+		fprintf(f, "  %9" PRIu64 " %5u  %s <-> %s\n", pairs.arr[k]->miss, pairs.arr[k]->sets,
+			fname(r, (uint32_t)(pairs.arr[k]->key >> 32)), fname(r, (uint32_t)pairs.arr[k]->key));
+	if (!pairs.n)
 		fprintf(f, "  (none: no set holds more than %u hot lines)\n", c->ways);
-	for (k = 0; k < np; k++)
-		free(pairs[k]);
-	free(pairs);
+	pairs_release(&pairs);
 }
 
 static int write_text(FILE *f, void *ctx)
@@ -334,7 +394,7 @@ static int write_text(FILE *f, void *ctx)
 static int write_json(FILE *f, void *ctx)
 {
 	const struct report *r = ctx;
-	size_t i, k, np;
+	size_t i, k;
 	uint32_t set;
 
 	fprintf(f, "{\n  \"binary\": ");
@@ -348,7 +408,7 @@ static int write_json(FILE *f, void *ctx)
 	fprintf(f, "  \"caches\": [");
 	for (i = 0; i < r->nr_scores; i++) {
 		const struct cachepin_score *s = &r->scores[i];
-		struct pair_ent **pairs;
+		struct pairs pairs;
 		enum cachepin_repl rp;
 
 		fprintf(f, "%s\n    { \"cache\": ", i ? "," : "");
@@ -374,18 +434,16 @@ static int write_json(FILE *f, void *ctx)
 				ss->miss[CACHEPIN_REPL_RANDOM], ss->miss[CACHEPIN_REPL_OPT], ss->miss_fa);
 		}
 		fprintf(f, "\n      ],\n      \"pairs\": [");
-		pairs = fighting_pairs(s, &np);
-		for (k = 0; k < np; k++) {
-			if (k < r->a->top) {
-				fprintf(f, "%s\n        { \"a\": ", k ? "," : "");
-				json_str(f, fname(r, (uint32_t)(pairs[k]->key >> 32)));
-				fprintf(f, ", \"b\": ");
-				json_str(f, fname(r, (uint32_t)pairs[k]->key));
-				fprintf(f, ", \"misses\": %" PRIu64 ", \"sets\": %u }", pairs[k]->miss, pairs[k]->sets);
-			}
-			free(pairs[k]);
+		fighting_pairs(s, &pairs);
+		for (k = 0; k < pairs.n && k < r->a->top; k++) {
+			fprintf(f, "%s\n        { \"a\": ", k ? "," : "");
+			json_str(f, fname(r, (uint32_t)(pairs.arr[k]->key >> 32)));
+			fprintf(f, ", \"b\": ");
+			json_str(f, fname(r, (uint32_t)pairs.arr[k]->key));
+			fprintf(f, ", \"misses\": %" PRIu64 ", \"sets\": %u }", pairs.arr[k]->miss,
+				pairs.arr[k]->sets);
 		}
-		free(pairs);
+		pairs_release(&pairs);
 		fprintf(f, "\n      ]\n    }");
 	}
 	fprintf(f, "\n  ]\n}\n");
@@ -435,8 +493,12 @@ int cmd_score(int argc, char **argv)
 		}
 		r.nr_scores++;
 	}
-	if (!a.json)
+	if (!a.json && a.lines) {
 		r.sl = cachepin_srcline__open(a.in.binary);
+		if (!r.sl && errno == ENODATA)
+			fprintf(stderr, "cachepin: warning: '%s' has no DWARF line information; no source lines\n",
+				a.in.binary);
+	}
 	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
 out:
 	cachepin_srcline__free(r.sl);
