@@ -30,8 +30,16 @@ struct pb_func {
 	uint64_t seen;			/* sample serial, to count incl once */
 };
 
+#define PB_DEPTH 64	/* stack depths with a lookup cache */
+
 struct cachepin_pbuild {
 	const struct cachepin_binary *bin;
+	/*
+	 * Consecutive samples share most of their stacks: per depth, the
+	 * last function found and the last edge touched.
+	 */
+	const struct cachepin_func *last_func[PB_DEPTH];
+	struct edge_ent *last_edge[PB_DEPTH];
 	unsigned int flags;
 	const char *base;		/* binary base name, for dso matching */
 	int64_t kaslr;			/* runtime - link-time address */
@@ -89,7 +97,7 @@ static bool is_kernel_dso(const char *dso)
 
 /* Resolve a frame to a binary function and the offset into it; -1 if none. */
 static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
-		       uint64_t *off, bool *has_off)
+		       uint32_t depth, uint64_t *off, bool *has_off)
 {
 	const struct cachepin_binary *bin = pb->bin;
 	const struct cachepin_func *f = NULL;
@@ -129,9 +137,16 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	} else {
 		addr = fr->ip;
 	}
-	f = cachepin_binary__find_func(bin, addr);
-	if (!f)
-		return -1;
+	if (depth < PB_DEPTH && (f = pb->last_func[depth]) &&
+	    addr >= f->addr && addr - f->addr < (f->size ? f->size : 1)) {
+		/* same function as this depth of the previous sample */
+	} else {
+		f = cachepin_binary__find_func(bin, addr);
+		if (!f)
+			return -1;
+		if (depth < PB_DEPTH)
+			pb->last_func[depth] = f;
+	}
 	*off = addr - f->addr;
 	*has_off = true;
 	return f - bin->funcs;
@@ -185,7 +200,7 @@ int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
 		pb->event = strdup(s->event);
 	if (!s->nr)
 		return 0;
-	fi = pb_resolve(pb, &s->frames[0], &off, &has_off);
+	fi = pb_resolve(pb, &s->frames[0], 0, &off, &has_off);
 	if (fi < 0)
 		return 0;
 	pb->nr_matched++;
@@ -199,7 +214,7 @@ int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
 		struct edge_ent *e;
 		uint64_t key;
 
-		fi = pb_resolve(pb, &s->frames[i], &off, &has_off);
+		fi = pb_resolve(pb, &s->frames[i], i, &off, &has_off);
 		if (fi < 0)
 			break;	/* left the binary (user space, a module): stop the chain */
 		if (pb->f[fi].seen != pb->serial) {
@@ -209,7 +224,11 @@ int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
 		if (fi == prev)
 			continue;
 		key = (uint64_t)fi << 32 | (uint64_t)prev;
-		HASH_FIND(hh, pb->edges, &key, sizeof(key), e);
+		e = i < PB_DEPTH && pb->last_edge[i] && pb->last_edge[i]->key == key ? pb->last_edge[i] : NULL;
+		if (!e)
+			HASH_FIND(hh, pb->edges, &key, sizeof(key), e);
+		if (i < PB_DEPTH)
+			pb->last_edge[i] = e;
 		if (!e) {
 			e = calloc(1, sizeof(*e));
 			if (!e)
@@ -217,6 +236,8 @@ int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
 			e->key = key;
 			e->callsite = has_off ? (uint32_t)off : UINT32_MAX;
 			HASH_ADD(hh, pb->edges, key, sizeof(e->key), e);
+			if (i < PB_DEPTH)
+				pb->last_edge[i] = e;
 		} else if (has_off && off < e->callsite) {
 			e->callsite = (uint32_t)off;
 		}
