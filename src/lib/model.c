@@ -11,6 +11,7 @@
 
 #define DEFAULT_REFS (2u << 20)
 #define HOLE 2	/* unsampled granules taken as sampling noise */
+#define CALL_BLOCK 3	/* granules before a call site that run with the call */
 
 struct mchild {
 	uint32_t callee;	/* model function index */
@@ -273,6 +274,24 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 				for (k = e0; k < e1; k++)
 					if (site_w[k] > 0 && (p->edges[k].callsite - 1) / gran == s)
 						w[s] += site_w[k];
+			}
+			/*
+			 * The block that ends in a call runs with it: the granules
+			 * just before a call site (argument set-up, the loop around
+			 * the call) are fetched as often as the call.
+			 */
+			for (k = e0; k < e1; k++) {
+				uint64_t cs, t0;
+
+				if (site_w[k] <= 0)
+					continue;
+				cs = (p->edges[k].callsite - 1) / gran;
+				if (cs >= nslot)
+					continue;
+				t0 = cs > CALL_BLOCK ? cs - CALL_BLOCK : 0;
+				for (t = t0; t < cs; t++)
+					if (w[t] <= 0)
+						w[t] = site_w[k];
 			}
 			/* granules past the end of the (shrunk) function: last slot */
 			for (; g < pf->nr_grans; g++)

@@ -28,10 +28,24 @@ struct sitem {			/* an item of the search string */
 	uint32_t func;
 	int32_t hunit;		/* -1: fixed (keeps its address) */
 	uint64_t uoff;		/* offset in its unit (hot) */
-	uint64_t fixed_line;	/* line (fixed items) */
 	uint32_t count;		/* references in the search string */
 	uint32_t first_pos;	/* into pl->pos */
-	uint64_t line;		/* current line */
+	uint64_t addr;		/* current address */
+};
+
+#define MAX_GEO 8
+
+struct geo {			/* per target geometry: set members and misses */
+	const struct cachepin_cache *c;
+	uint32_t **members;
+	uint32_t *nmem, *capmem;
+	uint64_t *set_miss;
+	uint32_t *cnt;		/* greedy proxy: hot lines per set */
+	double *rate;		/* and their fetches */
+	double scale;		/* 1 / misses after the greedy pass: geometries weigh alike */
+	uint32_t *sets;		/* scratch: touched sets */
+	uint64_t *newmiss;
+	uint32_t ntouched;
 };
 
 struct span {			/* a placed interval of the block */
@@ -41,21 +55,15 @@ struct span {			/* a placed interval of the block */
 struct planner {
 	const struct cachepin_model *m;
 	const struct cachepin_binary *bin;
-	const struct cachepin_cache *c;
 	const struct cachepin_plan_opts *o;
-	uint64_t base, span_bytes;	/* block base, way span of the primary cache */
+	struct geo geo[MAX_GEO];
+	size_t nr_geo;
+	uint64_t base, span_bytes;	/* block base, largest way span */
 	struct hunit *hu;
 	size_t nr_hu;
 	struct sitem *it;
 	size_t nr_it;
 	uint32_t *pos;		/* positions of each item's references, CSR */
-	/* per set: member items and current misses */
-	uint32_t **members;
-	uint32_t *nmem, *capmem;
-	uint64_t *set_miss;
-	/* greedy proxy */
-	uint32_t *cnt;
-	double *rate;
 	/* placed intervals, sorted */
 	struct span *spans;
 	size_t nr_spans, cap_spans;
@@ -82,23 +90,23 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-static uint32_t line_set(const struct planner *pl, uint64_t line)
+static uint32_t addr_set(const struct geo *g, uint64_t addr)
 {
-	return (uint32_t)line & (pl->c->sets - 1);
+	return cachepin_cache__set(g->c, addr);
 }
 
-/* Line of item I if its unit sits at OFF. */
-static uint64_t item_line_at(const struct planner *pl, const struct sitem *it, uint64_t off)
+/* Address of item IT if its unit sits at OFF. */
+static uint64_t item_addr_at(const struct planner *pl, const struct sitem *it, uint64_t off)
 {
-	return (pl->base + off + it->uoff) >> pl->c->line_shift;
+	return pl->base + off + it->uoff;
 }
 
 /* ---- the exact per-set simulation ---- */
 
 /* LRU misses of the references of ITEMS (N of them), merged in time order. */
-static uint64_t sim_set(struct planner *pl, const uint32_t *items, uint32_t n)
+static uint64_t sim_set(struct planner *pl, const struct geo *g, const uint32_t *items, uint32_t n)
 {
-	uint32_t ways = pl->c->ways, fill = 0, k, w;
+	uint32_t ways = g->c->ways, fill = 0, k, w, shift = g->c->line_shift;
 	uint64_t miss = 0, *h = pl->heap;
 	size_t nh = 0, i;
 
@@ -139,7 +147,7 @@ static uint64_t sim_set(struct planner *pl, const uint32_t *items, uint32_t n)
 			uint64_t top = h[0];
 			uint32_t kk = (uint32_t)(top & 0xffffff);
 			const struct sitem *it = &pl->it[items[kk]];
-			uint64_t line = it->line, key;
+			uint64_t line = it->addr >> shift, key;
 
 			/* LRU over the ways: lru[0] is the most recent */
 			for (w = 0; w < fill && pl->lru[w] != line; w++)
@@ -181,28 +189,28 @@ static uint64_t sim_set(struct planner *pl, const uint32_t *items, uint32_t n)
 	return miss;
 }
 
-static int member_add(struct planner *pl, uint32_t set, uint32_t item)
+static int member_add(struct geo *g, uint32_t set, uint32_t item)
 {
-	if (pl->nmem[set] == pl->capmem[set]) {
-		uint32_t nc = pl->capmem[set] ? pl->capmem[set] * 2 : 8;
-		uint32_t *p = realloc(pl->members[set], nc * sizeof(*p));
+	if (g->nmem[set] == g->capmem[set]) {
+		uint32_t nc = g->capmem[set] ? g->capmem[set] * 2 : 8;
+		uint32_t *p = realloc(g->members[set], nc * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
-		pl->members[set] = p;
-		pl->capmem[set] = nc;
+		g->members[set] = p;
+		g->capmem[set] = nc;
 	}
-	pl->members[set][pl->nmem[set]++] = item;
+	g->members[set][g->nmem[set]++] = item;
 	return 0;
 }
 
-static void member_del(struct planner *pl, uint32_t set, uint32_t item)
+static void member_del(struct geo *g, uint32_t set, uint32_t item)
 {
 	uint32_t i;
 
-	for (i = 0; i < pl->nmem[set]; i++)
-		if (pl->members[set][i] == item) {
-			pl->members[set][i] = pl->members[set][--pl->nmem[set]];
+	for (i = 0; i < g->nmem[set]; i++)
+		if (g->members[set][i] == item) {
+			g->members[set][i] = g->members[set][--g->nmem[set]];
 			return;
 		}
 }
@@ -259,6 +267,26 @@ static void span_del(struct planner *pl, uint64_t lo)
 	}
 }
 
+/* Is [AT, AT + room) free but for H's own interval? */
+static bool span_free_except(const struct planner *pl, uint64_t at, const struct hunit *h)
+{
+	size_t i = span_find(pl, at);
+	uint64_t hi = at + h->room;
+
+	if (hi > pl->limit)
+		return false;
+	for (; i < pl->nr_spans && pl->spans[i].lo < hi; i++)
+		if (pl->spans[i].lo != (uint64_t)h->off)
+			return false;
+	if (i > 0) {
+		size_t k = span_find(pl, at);
+
+		if (k > 0 && pl->spans[k - 1].hi > at && pl->spans[k - 1].lo != (uint64_t)h->off)
+			return false;
+	}
+	return true;
+}
+
 /* Lowest free offset with OFF % span == PHASE for unit H, or -1. */
 static int64_t find_slot(const struct planner *pl, const struct hunit *h, uint64_t phase)
 {
@@ -300,49 +328,46 @@ static double proxy_f(uint32_t cnt, double rate, uint32_t ways)
 	return cnt > ways ? rate : 0;
 }
 
-/* Cost of placing H at PHASE (lines grouped per line; a line is counted once). */
-static double proxy_cost(const struct planner *pl, const struct hunit *h, uint64_t phase,
+/*
+ * Cost of placing H at PHASE, summed over the geometries (a line is
+ * counted once); with COMMIT, add (SIGN > 0) or remove its lines instead.
+ */
+static double proxy_cost(struct planner *pl, const struct hunit *h, uint64_t phase,
 			 bool commit, int sign)
 {
-	uint32_t ways = pl->c->ways, i;
 	double cost = 0;
-	uint64_t prev = UINT64_MAX;
+	size_t gi;
+	uint32_t i;
 
-	for (i = 0; i < h->nr_items; i++) {
-		const struct sitem *it = &pl->it[h->first_item + i];
-		uint64_t line = item_line_at(pl, it, phase);
-		uint32_t s = line_set(pl, line);
-		double r = (double)it->count;
-		uint32_t add = line != prev;
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		struct geo *g = &pl->geo[gi];
+		uint32_t ways = g->c->ways, shift = g->c->line_shift;
+		uint64_t prev = UINT64_MAX;
+		int pass;
 
-		prev = line;
-		if (commit) {
-			if (sign > 0) {
-				pl->cnt[s] += add;
-				pl->rate[s] += r;
-			} else {
-				pl->cnt[s] -= add;
-				pl->rate[s] -= r;
+		for (pass = 0; pass < (commit ? 1 : 2); pass++) {
+			prev = UINT64_MAX;
+			for (i = 0; i < h->nr_items; i++) {
+				const struct sitem *it = &pl->it[h->first_item + i];
+				uint64_t a = item_addr_at(pl, it, phase), line = a >> shift;
+				uint32_t s = addr_set(g, a), add = line != prev;
+				double r = (double)it->count;
+
+				prev = line;
+				if (commit) {
+					g->cnt[s] += sign > 0 ? add : -add;
+					g->rate[s] += sign > 0 ? r : -r;
+				} else if (pass == 0) {
+					/* look ahead: a second line in the same set sees the first */
+					cost += proxy_f(g->cnt[s] + add, g->rate[s] + r, ways) -
+						proxy_f(g->cnt[s], g->rate[s], ways);
+					g->cnt[s] += add;
+					g->rate[s] += r;
+				} else {
+					g->cnt[s] -= add;
+					g->rate[s] -= r;
+				}
 			}
-			continue;
-		}
-		cost += proxy_f(pl->cnt[s] + add, pl->rate[s] + r, ways) -
-			proxy_f(pl->cnt[s], pl->rate[s], ways);
-		/* a second line of this unit in the same set sees the first */
-		pl->cnt[s] += add;
-		pl->rate[s] += r;
-	}
-	if (!commit) {
-		/* undo the look-ahead */
-		prev = UINT64_MAX;
-		for (i = 0; i < h->nr_items; i++) {
-			const struct sitem *it = &pl->it[h->first_item + i];
-			uint64_t line = item_line_at(pl, it, phase);
-			uint32_t s = line_set(pl, line);
-
-			pl->cnt[s] -= line != prev;
-			pl->rate[s] -= (double)it->count;
-			prev = line;
 		}
 	}
 	return cost;
@@ -359,9 +384,10 @@ static int cmp_density(const void *a, const void *b)
 	return (x->unit > y->unit) - (x->unit < y->unit);
 }
 
-/* Place H at OFF: intervals, item lines, set members (no miss update). */
+/* Place H at OFF: intervals, item addresses, set members (no miss update). */
 static int place(struct planner *pl, struct hunit *h, uint64_t off)
 {
+	size_t gi;
 	uint32_t i;
 	int err;
 
@@ -371,83 +397,104 @@ static int place(struct planner *pl, struct hunit *h, uint64_t off)
 	for (i = 0; i < h->nr_items; i++) {
 		struct sitem *it = &pl->it[h->first_item + i];
 
-		it->line = item_line_at(pl, it, off);
-		if ((err = member_add(pl, line_set(pl, it->line), h->first_item + i)))
-			return err;
+		it->addr = item_addr_at(pl, it, off);
+		for (gi = 0; gi < pl->nr_geo; gi++)
+			if ((err = member_add(&pl->geo[gi], addr_set(&pl->geo[gi], it->addr),
+					      h->first_item + i)))
+				return err;
 	}
 	return 0;
 }
 
 static void unplace(struct planner *pl, struct hunit *h)
 {
+	size_t gi;
 	uint32_t i;
 
 	span_del(pl, (uint64_t)h->off);
 	for (i = 0; i < h->nr_items; i++) {
 		struct sitem *it = &pl->it[h->first_item + i];
 
-		member_del(pl, line_set(pl, it->line), h->first_item + i);
+		for (gi = 0; gi < pl->nr_geo; gi++)
+			member_del(&pl->geo[gi], addr_set(&pl->geo[gi], it->addr), h->first_item + i);
 	}
 	h->off = -1;
 }
 
-/* Sets touched by H's items at OFF into OUT (deduplicated); returns count. */
-static uint32_t touched_sets(const struct planner *pl, const struct hunit *h, uint64_t off,
-			     uint32_t *out, uint32_t n)
+/* Sets of G touched by H's items at OFF, added to g->sets (deduplicated). */
+static void touched_sets(const struct planner *pl, struct geo *g, const struct hunit *h,
+			 uint64_t off)
 {
 	uint32_t i, j;
 
 	for (i = 0; i < h->nr_items; i++) {
-		uint32_t s = line_set(pl, item_line_at(pl, &pl->it[h->first_item + i], off));
+		uint32_t s = addr_set(g, item_addr_at(pl, &pl->it[h->first_item + i], off));
 
-		for (j = 0; j < n && out[j] != s; j++)
+		for (j = 0; j < g->ntouched && g->sets[j] != s; j++)
 			;
-		if (j == n)
-			out[n++] = s;
+		if (j == g->ntouched)
+			g->sets[g->ntouched++] = s;
 	}
-	return n;
 }
 
-static uint64_t total_miss(const struct planner *pl)
+static uint64_t total_miss(const struct geo *g)
 {
 	uint64_t t = 0;
 	uint32_t s;
 
-	for (s = 0; s < pl->c->sets; s++)
-		t += pl->set_miss[s];
+	for (s = 0; s < g->c->sets; s++)
+		t += g->set_miss[s];
 	return t;
 }
 
 /*
- * Try moving H to NEWOFF: exact delta over the touched sets.  Keeps the
- * move if ACCEPT(delta) says so; returns the delta applied (0 if not).
+ * Try moving H to NEWOFF: exact delta over the touched sets of every
+ * geometry.  Keeps the move if it lowers the objective (or, with TEMP,
+ * by the annealing rule).
  */
 static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double temp,
-		    uint32_t *sets, uint64_t *newmiss, bool *taken)
+		    bool *taken)
 {
-	uint64_t oldoff = (uint64_t)h->off, before = 0, after = 0;
-	uint32_t n, i;
+	uint64_t oldoff = (uint64_t)h->off;
+	double delta = 0;
+	size_t gi;
+	uint32_t i;
 	int err;
 
 	*taken = false;
-	n = touched_sets(pl, h, oldoff, sets, 0);
-	n = touched_sets(pl, h, newoff, sets, n);
-	for (i = 0; i < n; i++)
-		before += pl->set_miss[sets[i]];
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		struct geo *g = &pl->geo[gi];
+
+		g->ntouched = 0;
+		touched_sets(pl, g, h, oldoff);
+		touched_sets(pl, g, h, newoff);
+	}
 	unplace(pl, h);
 	if ((err = place(pl, h, newoff)))
 		return err;
-	for (i = 0; i < n; i++) {
-		newmiss[i] = sim_set(pl, pl->members[sets[i]], pl->nmem[sets[i]]);
-		if (newmiss[i] == UINT64_MAX)
-			return -ENOMEM;
-		after += newmiss[i];
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		struct geo *g = &pl->geo[gi];
+		double before = 0, after = 0;
+
+		for (i = 0; i < g->ntouched; i++) {
+			uint32_t s = g->sets[i];
+
+			g->newmiss[i] = sim_set(pl, g, g->members[s], g->nmem[s]);
+			if (g->newmiss[i] == UINT64_MAX)
+				return -ENOMEM;
+			before += (double)g->set_miss[s];
+			after += (double)g->newmiss[i];
+		}
+		delta += g->scale * (after - before);
 	}
-	if (after < before ||
-	    (temp > 0 && after > before &&
-	     (double)(rnd(pl) % 1000000) / 1e6 < exp(-(double)(after - before) / temp))) {
-		for (i = 0; i < n; i++)
-			pl->set_miss[sets[i]] = newmiss[i];
+	if (delta < 0 ||
+	    (temp > 0 && delta > 0 && (double)(rnd(pl) % 1000000) / 1e6 < exp(-delta / temp))) {
+		for (gi = 0; gi < pl->nr_geo; gi++) {
+			struct geo *g = &pl->geo[gi];
+
+			for (i = 0; i < g->ntouched; i++)
+				g->set_miss[g->sets[i]] = g->newmiss[i];
+		}
 		*taken = true;
 		return 0;
 	}
@@ -457,17 +504,24 @@ static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double
 
 static void planner_free(struct planner *pl)
 {
+	size_t gi;
 	uint32_t s;
 
-	if (pl->members)
-		for (s = 0; s < pl->c->sets; s++)
-			free(pl->members[s]);
-	free(pl->members);
-	free(pl->nmem);
-	free(pl->capmem);
-	free(pl->set_miss);
-	free(pl->cnt);
-	free(pl->rate);
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		struct geo *g = &pl->geo[gi];
+
+		if (g->members)
+			for (s = 0; s < g->c->sets; s++)
+				free(g->members[s]);
+		free(g->members);
+		free(g->nmem);
+		free(g->capmem);
+		free(g->set_miss);
+		free(g->cnt);
+		free(g->rate);
+		free(g->sets);
+		free(g->newmiss);
+	}
 	free(pl->spans);
 	free(pl->hu);
 	free(pl->it);
@@ -663,22 +717,29 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		       struct cachepin_plan *plan)
 {
 	const struct cachepin_binary *bin = m->bin;
-	const struct cachepin_cache *c = &o->caches[0];
-	struct planner pl = { .m = m, .bin = bin, .c = c, .o = o };
+	struct planner pl = { .m = m, .bin = bin, .o = o };
 	int32_t *unit_hu = NULL;
-	uint32_t *refs = NULL, *sets = NULL, s;
-	uint64_t *newmiss = NULL, hot_bytes = 0, lowest = UINT64_MAX;
-	size_t nrefs = 0, i, k, cap_hu = 0;
+	uint32_t *refs = NULL, s, maxways = 0;
+	uint64_t hot_bytes = 0, lowest = UINT64_MAX;
+	size_t nrefs = 0, i, k, gi, cap_hu = 0;
 	unsigned int iters = o->iterations ? o->iterations : DEFAULT_ITERS, it_no;
 	int err = -ENOMEM;
 
 	memset(plan, 0, sizeof(*plan));
 	pl.rng = o->seed ? o->seed : 0x2545f4914f6cdd1dULL;
-	plan->block_align = c->way_span;
-	for (i = 1; i < o->nr_caches; i++)
+	if (!o->nr_caches || o->nr_caches > MAX_GEO)
+		return -EINVAL;
+	pl.nr_geo = o->nr_caches;
+	for (i = 0; i < o->nr_caches; i++) {
+		pl.geo[i].c = &o->caches[i];
+		pl.geo[i].scale = 1;
 		if (o->caches[i].way_span > plan->block_align)
 			plan->block_align = o->caches[i].way_span;
-	pl.span_bytes = c->way_span;
+		if (o->caches[i].ways > maxways)
+			maxways = o->caches[i].ways;
+	}
+	/* offsets repeat their sets, in every geometry, after the largest way span */
+	pl.span_bytes = plan->block_align;
 
 	/* hot units: movable units holding modelled items */
 	unit_hu = malloc((bin->nr_units + 1) * sizeof(*unit_hu));
@@ -730,7 +791,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	plan->base = align_up(lowest, plan->block_align);
 	pl.base = plan->base;
 	/* room: the hot bytes plus a way span of freedom, in whole way spans */
-	pl.limit = align_up(hot_bytes + hot_bytes / 8, pl.span_bytes) + pl.span_bytes;
+	pl.limit = align_up(hot_bytes + hot_bytes / 4, pl.span_bytes) + pl.span_bytes;
 
 	/* the search string and its items (hot ones by unit, fixed ones by address) */
 	refs = cachepin_model__string(m, SEARCH_REFS, &nrefs);
@@ -780,9 +841,8 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 			map[i] = (uint32_t)nit;
 			pl.it[nit] = (struct sitem){
 				.func = mi->func, .hunit = -1, .count = cnt[i],
-				.fixed_line = (f->addr + mi->off) >> c->line_shift,
+				.addr = f->addr + mi->off,
 			};
-			pl.it[nit].line = pl.it[nit].fixed_line;
 			nit++;
 			plan->nr_unplaceable++;
 		}
@@ -808,28 +868,36 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		free(map);
 	}
 
-	pl.members = calloc(c->sets, sizeof(*pl.members));
-	pl.nmem = calloc(c->sets, sizeof(*pl.nmem));
-	pl.capmem = calloc(c->sets, sizeof(*pl.capmem));
-	pl.set_miss = calloc(c->sets, sizeof(*pl.set_miss));
-	pl.cnt = calloc(c->sets, sizeof(*pl.cnt));
-	pl.rate = calloc(c->sets, sizeof(*pl.rate));
-	pl.lru = calloc(c->ways + 1, sizeof(*pl.lru));
-	sets = malloc((size_t)c->sets * 2 * sizeof(*sets));
-	newmiss = malloc((size_t)c->sets * 2 * sizeof(*newmiss));
-	if (!pl.members || !pl.nmem || !pl.capmem || !pl.set_miss || !pl.cnt || !pl.rate ||
-	    !pl.lru || !sets || !newmiss)
+	pl.lru = calloc(maxways + 1, sizeof(*pl.lru));
+	if (!pl.lru)
 		goto out;
-	/* fixed occupants */
-	for (i = 0; i < pl.nr_it; i++) {
-		const struct sitem *it = &pl.it[i];
+	for (gi = 0; gi < pl.nr_geo; gi++) {
+		struct geo *g = &pl.geo[gi];
+		uint32_t sets = g->c->sets;
 
-		if (it->hunit >= 0)
-			continue;
-		if ((err = member_add(&pl, line_set(&pl, it->line), (uint32_t)i)))
+		g->members = calloc(sets, sizeof(*g->members));
+		g->nmem = calloc(sets, sizeof(*g->nmem));
+		g->capmem = calloc(sets, sizeof(*g->capmem));
+		g->set_miss = calloc(sets, sizeof(*g->set_miss));
+		g->cnt = calloc(sets, sizeof(*g->cnt));
+		g->rate = calloc(sets, sizeof(*g->rate));
+		g->sets = malloc((size_t)sets * 2 * sizeof(*g->sets));
+		g->newmiss = malloc((size_t)sets * 2 * sizeof(*g->newmiss));
+		if (!g->members || !g->nmem || !g->capmem || !g->set_miss || !g->cnt || !g->rate ||
+		    !g->sets || !g->newmiss)
 			goto out;
-		pl.cnt[line_set(&pl, it->line)]++;
-		pl.rate[line_set(&pl, it->line)] += it->count;
+		/* fixed occupants */
+		for (i = 0; i < pl.nr_it; i++) {
+			const struct sitem *it = &pl.it[i];
+			uint32_t set = addr_set(g, it->addr);
+
+			if (it->hunit >= 0)
+				continue;
+			if ((err = member_add(g, set, (uint32_t)i)))
+				goto out;
+			g->cnt[set]++;
+			g->rate[set] += it->count;
+		}
 	}
 	err = -ENOMEM;
 
@@ -867,12 +935,20 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		if ((err = place(&pl, h, (uint64_t)slot)))
 			goto out;
 	}
-	for (s = 0; s < c->sets; s++) {
-		pl.set_miss[s] = sim_set(&pl, pl.members[s], pl.nmem[s]);
-		if (pl.set_miss[s] == UINT64_MAX)
-			goto out;
+	for (gi = 0; gi < pl.nr_geo; gi++) {
+		struct geo *g = &pl.geo[gi];
+		uint64_t t;
+
+		for (s = 0; s < g->c->sets; s++) {
+			g->set_miss[s] = sim_set(&pl, g, g->members[s], g->nmem[s]);
+			if (g->set_miss[s] == UINT64_MAX)
+				goto out;
+		}
+		t = total_miss(g);
+		g->scale = 1.0 / (double)(t ? t : 1);
+		if (gi == 0)
+			plan->search_before = t;
 	}
-	plan->search_before = total_miss(&pl);
 
 	/* 2. local search: relocate a unit to a free offset, keep what lowers misses */
 	for (it_no = 0; it_no < iters && pl.nr_hu; it_no++) {
@@ -911,14 +987,14 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 			if (d > 0 && (it_no > iters / 4 || rnd(&pl) % 8))
 				continue;
 		}
-		/* a little annealing early on */
+		/* a little annealing early on: a couple of misses of the target */
 		if (it_no < iters / 4)
-			temp = 2.0 * (1.0 - (double)it_no / (iters / 4));
+			temp = 2.0 * pl.geo[0].scale * (1.0 - (double)it_no / (iters / 4));
 		plan->moves_simulated++;
 		{
 			uint64_t oldoff = (uint64_t)h->off;
 
-			if ((err = try_move(&pl, h, (uint64_t)slot, temp, sets, newmiss, &taken)))
+			if ((err = try_move(&pl, h, (uint64_t)slot, temp, &taken)))
 				goto out;
 			if (taken) {
 				proxy_cost(&pl, h, oldoff, true, -1);
@@ -927,7 +1003,80 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		}
 		plan->moves_taken += taken;
 	}
-	plan->search_after = total_miss(&pl);
+	/*
+	 * 3. repair: take the sets that still miss beyond their cold misses
+	 * (in proportion), and move one of their hot units to the offsets
+	 * with the least added pressure; keep what the simulation approves.
+	 */
+	for (it_no = 0; it_no < iters / 10; it_no++) {
+		struct geo *g = &pl.geo[it_no % pl.nr_geo];
+		uint64_t total = 0, pick, acc = 0, step, phase, best_off[3];
+		double best_cost[3] = { INFINITY, INFINITY, INFINITY };
+		struct hunit *h = NULL;
+		uint32_t set, nh = 0, j;
+
+		for (set = 0; set < g->c->sets; set++)
+			total += g->set_miss[set] > g->nmem[set] ? g->set_miss[set] - g->nmem[set] : 0;
+		if (!total)
+			break;
+		pick = rnd(&pl) % total;
+		for (set = 0; set < g->c->sets; set++) {
+			acc += g->set_miss[set] > g->nmem[set] ? g->set_miss[set] - g->nmem[set] : 0;
+			if (acc > pick)
+				break;
+		}
+		/* a random hot member of that set */
+		for (j = 0; j < g->nmem[set]; j++)
+			if (pl.it[g->members[set][j]].hunit >= 0)
+				nh++;
+		if (!nh)
+			continue;
+		pick = rnd(&pl) % nh;
+		for (j = 0; j < g->nmem[set]; j++)
+			if (pl.it[g->members[set][j]].hunit >= 0 && !pick--) {
+				h = &pl.hu[pl.it[g->members[set][j]].hunit];
+				break;
+			}
+		step = h->align > 16 ? h->align : 16;
+		if (step > pl.span_bytes)
+			step = pl.span_bytes;
+		proxy_cost(&pl, h, (uint64_t)h->off, true, -1);
+		for (phase = 0; phase < pl.span_bytes; phase += step) {
+			int64_t at = find_slot(&pl, h, phase);
+			double cost;
+			int r;
+
+			if (at < 0 || slot_waste(&pl, (uint64_t)at, h))
+				continue;
+			cost = proxy_cost(&pl, h, phase, false, 0);
+			for (r = 2; r >= 0 && cost < best_cost[r]; r--) {
+				if (r < 2) {
+					best_cost[r + 1] = best_cost[r];
+					best_off[r + 1] = best_off[r];
+				}
+				best_cost[r] = cost;
+				best_off[r] = (uint64_t)at;
+			}
+		}
+		proxy_cost(&pl, h, (uint64_t)h->off, true, +1);
+		for (j = 0; j < 3 && best_cost[j] < INFINITY; j++) {
+			uint64_t oldoff = (uint64_t)h->off;
+			bool taken;
+
+			if (best_off[j] == oldoff || !span_free_except(&pl, best_off[j], h))
+				continue;
+			plan->moves_simulated++;
+			if ((err = try_move(&pl, h, best_off[j], 0, &taken)))
+				goto out;
+			if (taken) {
+				proxy_cost(&pl, h, oldoff, true, -1);
+				proxy_cost(&pl, h, best_off[j], true, +1);
+				plan->moves_taken++;
+				break;
+			}
+		}
+	}
+	plan->search_after = total_miss(&pl.geo[0]);
 
 	/* 3. emit order, cold fill, padding */
 	if ((err = plan_finish(&pl, plan)))
@@ -939,7 +1088,5 @@ out:
 	planner_free(&pl);
 	free(unit_hu);
 	free(refs);
-	free(sets);
-	free(newmiss);
 	return err;
 }

@@ -14,7 +14,7 @@
 
 enum {
 	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_SLACK,
-	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS,
+	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS,
 };
 
 const struct tool_opt plan_opts[] = {
@@ -28,6 +28,7 @@ const struct tool_opt plan_opts[] = {
 	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
 	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
+	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
 	TOOL_INPUT_OPTS,
@@ -40,6 +41,7 @@ struct plan_args {
 	bool standalone;
 	struct cachepin_plan_opts po;
 	size_t refs;
+	unsigned int restarts;
 };
 
 static int parse_u64(const char *arg, uint64_t *v, const char *what)
@@ -88,6 +90,11 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		if ((r = parse_u64(arg, &v, "--iterations")))
 			return r;
 		a->po.iterations = (unsigned int)v;
+		return 0;
+	case OPT_RESTARTS:
+		if ((r = parse_u64(arg, &v, "--restarts")) || !v || v > 64)
+			return r ? r : tool_error("--restarts takes 1 to 64") * EXIT_USAGE;
+		a->restarts = (unsigned int)v;
 		return 0;
 	case OPT_REFS:
 		if ((r = parse_u64(arg, &v, "--refs")) || !v)
@@ -149,7 +156,7 @@ static char *derive_align_name(const char *out)
 
 int cmd_plan(int argc, char **argv)
 {
-	struct plan_args a = { .po = { .max_pad = 512, .seed = 1 } };
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1 }, .restarts = 4 };
 	struct cachepin_binary *bin = NULL;
 	struct cachepin_profile *prof = NULL;
 	struct cachepin_model *m = NULL;
@@ -199,13 +206,51 @@ int cmd_plan(int argc, char **argv)
 	a.po.caches = a.in.caches;
 	a.po.nr_caches = a.in.nr_caches;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	err = cachepin_plan__run(m, &a.po, &plan);
+	{
+		uint64_t seed0 = a.po.seed;
+		double best = 0;
+		unsigned int run;
+
+		/* restarts: each a full search; the full model of every geometry judges */
+		for (run = 0; run < a.restarts; run++) {
+			struct cachepin_plan cand;
+			uint64_t *fa;
+			double v = 0;
+
+			a.po.seed = seed0 + run;
+			if ((err = cachepin_plan__run(m, &a.po, &cand)))
+				goto out;
+			fa = cachepin_plan__faddr(&cand, bin);
+			if (!fa) {
+				cachepin_plan__release(&cand);
+				goto out;
+			}
+			for (i = 0; i < a.in.nr_caches; i++) {
+				struct cachepin_score sc1;
+				const struct cachepin_cache *c = &a.in.caches[i];
+
+				if (cachepin_score__run(m, fa, c, CACHEPIN_SCORE_NO_OPT, &sc1)) {
+					free(fa);
+					cachepin_plan__release(&cand);
+					goto out;
+				}
+				v += (double)sc1.miss[c->repl] / (double)(sc1.fetches ? sc1.fetches : 1);
+				cachepin_score__release(&sc1);
+			}
+			if (run == 0 || v < best) {
+				best = v;
+				cachepin_plan__release(&plan);
+				free(faddr);
+				plan = cand;
+				faddr = fa;
+			} else {
+				cachepin_plan__release(&cand);
+				free(fa);
+			}
+		}
+		a.po.seed = seed0;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (err)
-		goto out;
-	faddr = cachepin_plan__faddr(&plan, bin);
-	if (!faddr)
-		goto out;
 	for (i = 0; i < a.in.nr_caches; i++) {
 		struct cachepin_score before, after;
 		const struct cachepin_cache *c = &a.in.caches[i];
