@@ -25,17 +25,19 @@ echo "== cachepin score natsim (shipped profile; Cortex-A9 16/32/64 KiB)"
 	natsim "$ex/natsim/natsim.profile" > natsim-score.txt
 grep -E '^cache|misses (LRU|pseudo)|fully associative LRU|conflict part' natsim-score.txt
 
-echo "== cachepin plan natsim for cortex-a9-32k, relink, check"
-"$cp" plan --map natsim.map --cache cortex-a9-32k --standalone -o natsim.lds \
+echo "== cachepin plan natsim for Cortex-A9 32 and 64 KiB, relink, check"
+"$cp" plan --map natsim.map --cache cortex-a9-32k,cortex-a9-64k --standalone -o natsim.lds \
 	natsim "$ex/natsim/natsim.profile"
 gcc $CF -Wl,-T,natsim.lds -o natsim.planned natsim.c
 "$cp" check -q natsim.planned natsim.align
 if command -v valgrind > /dev/null; then
-	for b in natsim natsim.planned; do
-		m=$(valgrind --tool=cachegrind --I1=32768,4,32 --D1=32768,4,32 --LL=1048576,8,64 \
-			--cache-sim=yes --cachegrind-out-file=/dev/null ./$b 100000 2>&1 |
-			sed -n 's/.*I1  misses: *//p')
-		echo "   cachegrind 32K:4:32 L1I misses, 100000 packets, $b: $m"
+	for size in 32768 65536; do
+		for b in natsim natsim.planned; do
+			m=$(valgrind --tool=cachegrind --I1=$size,4,32 --D1=32768,4,32 --LL=1048576,8,64 \
+				--cache-sim=yes --cachegrind-out-file=/dev/null ./$b 100000 2>&1 |
+				sed -n 's/.*I1  misses: *//p')
+			echo "   cachegrind L1I $((size / 1024))K:4:32, 100000 packets, $b: $m misses"
+		done
 	done
 fi
 
