@@ -12,6 +12,8 @@
 #   PROFILE_COPIES input copies per readelf run when profiling (default 40)
 #   CG_COPIES      input copies per readelf run under cachegrind (default 1)
 #   JOBS           parallel make and cachegrind jobs (default: nproc)
+#   LDEXTRA        extra flags of every final link, e.g. -static (then
+#                  libc's hot code is part of the binary and of the plan)
 #
 # Prints a markdown table of cachegrind I1 misses per variant next to the
 # misses cachepin's model predicts; everything else lands in WORKDIR.
@@ -27,6 +29,7 @@ BINUTILS_TAR=${BINUTILS_TAR:-/usr/src/binutils/binutils-2.40.tar.xz}
 PROFILE_COPIES=${PROFILE_COPIES:-40}
 CG_COPIES=${CG_COPIES:-1}
 JOBS=${JOBS:-$(nproc)}
+LDEXTRA=${LDEXTRA:-}
 
 for c in gcc make perf valgrind cg_annotate cmp awk xz; do
 	command -v $c > /dev/null || { echo "error: '$c' not found" >&2; exit 1; }
@@ -76,7 +79,7 @@ build() {
 relink() {
 	d=$1 out=$2
 	shift 2
-	(cd "$d/binutils" && gcc $CF -no-pie -Wl,-Map="$W/$out.map" "$@" \
+	(cd "$d/binutils" && gcc $CF -no-pie $LDEXTRA -Wl,-Map="$W/$out.map" "$@" \
 		-o "$W/$out" $LINKIN)
 }
 
@@ -109,7 +112,7 @@ relink build-a64 readelf.align64
 awk '$1 == "f" && $4 > 0 && $7 > 0 { printf "%.6f %s %s\n", $4 / $7, $2, $3 }' \
 	readelf.profile | sort -k1,1gr |
 	awk 'BEGIN { print "SECTIONS\n{\n  .text.hot :\n  {" }
-	     { if ($3 == "-") printf "    *(.text.%s)\n", $2
+	     { if ($3 == "-" || index($3, "(")) printf "    *(.text.%s)\n", $2
 	       else printf "    *%s(.text.%s)\n", $3, $2 }
 	     END { print "  }\n}\nINSERT BEFORE .text;" }' > hotfirst.lds
 relink build readelf.hotfirst -Wl,-T,"$W/hotfirst.lds"
