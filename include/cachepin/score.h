@@ -54,6 +54,8 @@ struct cachepin_model {
 
 struct cachepin_model_opts {
 	size_t refs;		/* L; 0 = default (2 M) */
+	bool whole;		/* every line of a sampled function is hot (from its first
+				 * sampled granule to its end), not only the sampled ones */
 };
 
 /*

@@ -10,7 +10,7 @@
 #include "internal.h"
 
 #define DEFAULT_REFS (2u << 20)
-#define HOLE 2	/* unsampled granules taken as sampling noise */
+#define HOLE 2	/* unsampled granules taken as sampling noise (default) */
 #define CALL_BLOCK 3	/* granules before a call site that run with the call */
 
 struct mchild {
@@ -184,6 +184,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 					   const struct cachepin_model_opts *opts)
 {
 	size_t L = opts && opts->refs ? opts->refs : DEFAULT_REFS;
+	uint64_t hole = opts && opts->whole ? UINT64_MAX / 2 : HOLE;
 	struct cachepin_model *m = calloc(1, sizeof(*m));
 	struct mfunc *mf = NULL;
 	int32_t *p2m = NULL;
@@ -304,7 +305,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 			for (s = 0; s < nslot; s++) {
 				if (w[s] <= 0)
 					continue;
-				if (any && s - last > 1 && s - last - 1 <= HOLE) {
+				if (any && s - last > 1 && s - last - 1 <= hole) {
 					double fillw = w[s] < w[last] ? w[s] : w[last];
 
 					for (t = last + 1; t < s; t++)
@@ -313,9 +314,12 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 				any = true;
 				last = s;
 			}
-			if (any && nslot - 1 - last <= HOLE)
+			if (any && nslot - 1 - last <= hole)
 				for (t = last + 1; t < nslot; t++)
 					w[t] = w[last];
+			if (any && opts && opts->whole)
+				for (t = 0; t < nslot && w[t] <= 0; t++)
+					w[t] = w[nslot - 1];
 			for (s = 0; s < nslot; s++) {
 				if (w[s] <= 0)
 					continue;

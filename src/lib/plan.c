@@ -13,7 +13,9 @@
 #include "cachepin/plan.h"
 #include "internal.h"
 
-#define SEARCH_REFS (128u << 10)
+#define SEARCH_REFS_MIN (128u << 10)
+#define SEARCH_REFS_MAX (512u << 10)
+#define SEARCH_REFS_PER_ITEM 32	/* so that most granules get a fetch */
 #define DEFAULT_ITERS 6000
 
 struct hunit {			/* a hot unit being placed */
@@ -794,7 +796,12 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	pl.limit = align_up(hot_bytes + hot_bytes / 4, pl.span_bytes) + pl.span_bytes;
 
 	/* the search string and its items (hot ones by unit, fixed ones by address) */
-	refs = cachepin_model__string(m, SEARCH_REFS, &nrefs);
+	{
+		size_t L = m->nr_items * SEARCH_REFS_PER_ITEM;
+
+		L = L < SEARCH_REFS_MIN ? SEARCH_REFS_MIN : L > SEARCH_REFS_MAX ? SEARCH_REFS_MAX : L;
+		refs = cachepin_model__string(m, L, &nrefs);
+	}
 	pl.it = calloc(m->nr_items + 1, sizeof(*pl.it));
 	pl.pos = malloc((nrefs + 1) * sizeof(*pl.pos));
 	if (!refs || !pl.it || !pl.pos)

@@ -14,7 +14,7 @@
 
 enum {
 	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_SLACK,
-	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS,
+	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE,
 };
 
 const struct tool_opt plan_opts[] = {
@@ -31,6 +31,7 @@ const struct tool_opt plan_opts[] = {
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
+	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
 	TOOL_INPUT_OPTS,
 	{ NULL }
 };
@@ -42,6 +43,7 @@ struct plan_args {
 	struct cachepin_plan_opts po;
 	size_t refs;
 	unsigned int restarts;
+	bool whole;
 };
 
 static int parse_u64(const char *arg, uint64_t *v, const char *what)
@@ -90,6 +92,9 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		if ((r = parse_u64(arg, &v, "--iterations")))
 			return r;
 		a->po.iterations = (unsigned int)v;
+		return 0;
+	case OPT_WHOLE:
+		a->whole = true;
 		return 0;
 	case OPT_RESTARTS:
 		if ((r = parse_u64(arg, &v, "--restarts")) || !v || v > 64)
@@ -198,6 +203,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	cachepin_profile__match(prof, bin, map, NULL);
 	mo.refs = a.refs;
+	mo.whole = a.whole;
 	m = cachepin_model__new(prof, bin, map, &mo);
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));

@@ -14,13 +14,14 @@
 #include "cachepin/srcline.h"
 #include "tool.h"
 
-enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_LINES, OPT_OUTPUT = 'o' };
+enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_LINES, OPT_WHOLE, OPT_OUTPUT = 'o' };
 
 const struct tool_opt score_opts[] = {
 	TOOL_CACHE_OPT,
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
 	{ "top", 0, "N", "show the N worst sets and pairs (default 10)", OPT_TOP },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
+	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
 	{ "source-lines", 'l', NULL, "name the source line of each worst set's hottest line (DWARF)", OPT_LINES },
 	{ "output", 'o', "FILE", "write the report to FILE (default: standard output)", OPT_OUTPUT },
 	TOOL_INPUT_OPTS,
@@ -29,7 +30,7 @@ const struct tool_opt score_opts[] = {
 
 struct score_args {
 	struct tool_inputs in;
-	bool json, lines;
+	bool json, lines, whole;
 	unsigned int top;
 	size_t refs;
 	const char *output;
@@ -58,6 +59,9 @@ static int score_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_LINES:
 		a->lines = true;
+		return 0;
+	case OPT_WHOLE:
+		a->whole = true;
 		return 0;
 	case OPT_TOP:
 		if ((r = parse_count(arg, &v, "--top")))
@@ -478,6 +482,7 @@ int cmd_score(int argc, char **argv)
 		goto out;
 	cachepin_profile__match(r.prof, r.bin, map, NULL);
 	mo.refs = a.refs;
+	mo.whole = a.whole;
 	r.model = cachepin_model__new(r.prof, r.bin, map, &mo);
 	if (!r.model) {
 		tool_error("cannot build the model: %s", strerror(errno));
