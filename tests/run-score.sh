@@ -69,6 +69,13 @@ $CACHEPIN profile -o ns.prof natsim ns.data
 $CACHEPIN score natsim ns.data > from-data.txt
 $CACHEPIN score natsim ns.prof > from-prof.txt
 cmp -s from-data.txt from-prof.txt || { diff from-data.txt from-prof.txt | head; fail "perf.data and its profile score differently"; }
+# --whole-functions takes every line of a sampled function: more hot lines, all of them in sampled functions
+a=$($CACHEPIN score --json natsim ns.prof | jq '.caches[0].hot_lines')
+b=$($CACHEPIN score --json --whole-functions natsim ns.prof | jq '.caches[0].hot_lines')
+lines=$(nm -S natsim | awk '$3 ~ /[tT]/' | while read -r ad sz t n; do
+	grep -q "^f $n " ns.prof && echo $(( (0x$sz + 31) / 32 + 1 )); done | awk '{ s += $1 } END { print s }')
+[ "$b" -gt "$a" ] && [ "$b" -le "$lines" ] ||
+	fail "--whole-functions: $b hot lines (sampled only: $a, sampled functions span at most $lines)"
 # and perf script text of the same recording: same functions, same order of magnitude
 perf script -i ns.data > ns.txt 2>/dev/null
 $CACHEPIN score --json natsim ns.txt | jq -e '.caches[0].hot_lines > 500' > /dev/null ||
