@@ -12,8 +12,14 @@
 #   PROFILE_COPIES input copies per readelf run when profiling (default 40)
 #   CG_COPIES      input copies per readelf run under cachegrind (default 1)
 #   JOBS           parallel make and cachegrind jobs (default: nproc)
-#   LDEXTRA        extra flags of every final link, e.g. -static (then
-#                  libc's hot code is part of the binary and of the plan)
+#   LDEXTRA        extra flags of every final link (default -static: libc's
+#                  hot code, most of readelf's time, is then part of the
+#                  binary and of the plan; dynamically linked, libc's lines
+#                  are occupants the model does not see)
+#   PROFILE_TUNABLES  GLIBC_TUNABLES while profiling (default: hide AVX-512,
+#                  so that glibc picks the same string and memory routines as
+#                  under valgrind, which offers no AVX-512; otherwise the
+#                  profiled code is not the measured code)
 #
 # Prints a markdown table of cachegrind I1 misses per variant next to the
 # misses cachepin's model predicts; everything else lands in WORKDIR.
@@ -29,7 +35,8 @@ BINUTILS_TAR=${BINUTILS_TAR:-/usr/src/binutils/binutils-2.40.tar.xz}
 PROFILE_COPIES=${PROFILE_COPIES:-40}
 CG_COPIES=${CG_COPIES:-1}
 JOBS=${JOBS:-$(nproc)}
-LDEXTRA=${LDEXTRA:-}
+LDEXTRA=${LDEXTRA--static}
+PROFILE_TUNABLES=${PROFILE_TUNABLES-glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-EVEX}
 
 for c in gcc make perf valgrind cg_annotate cmp awk xz; do
 	command -v $c > /dev/null || { echo "error: '$c' not found" >&2; exit 1; }
@@ -100,8 +107,8 @@ PIN=$(inputs "$PROFILE_COPIES")
 CGIN=$(inputs "$CG_COPIES")
 
 log "profile: perf record readelf $args x$PROFILE_COPIES"
-perf record -q -e cpu-clock -F 4000 -g -o perf.data -- ./readelf $args $PIN \
-	> /dev/null 2> perf-record.log
+GLIBC_TUNABLES=$PROFILE_TUNABLES perf record -q -e cpu-clock -F 4000 -g -o perf.data -- \
+	./readelf $args $PIN > /dev/null 2> perf-record.log
 "$CACHEPIN" profile -v --map readelf.map -o readelf.profile readelf perf.data
 
 log "variants"

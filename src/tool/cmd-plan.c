@@ -14,7 +14,7 @@
 
 enum {
 	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_SLACK,
-	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE,
+	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
 };
 
 const struct tool_opt plan_opts[] = {
@@ -31,6 +31,7 @@ const struct tool_opt plan_opts[] = {
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
+	{ "max-hot", 0, "N", "place at most the N densest hot units (default 4000); the rest stay", OPT_MAXHOT },
 	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
 	TOOL_INPUT_OPTS,
 	{ NULL }
@@ -92,6 +93,11 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		if ((r = parse_u64(arg, &v, "--iterations")))
 			return r;
 		a->po.iterations = (unsigned int)v;
+		return 0;
+	case OPT_MAXHOT:
+		if ((r = parse_u64(arg, &v, "--max-hot")) || !v)
+			return r ? r : EXIT_USAGE;
+		a->po.max_hot = (size_t)v;
 		return 0;
 	case OPT_WHOLE:
 		a->whole = true;
@@ -161,7 +167,7 @@ static char *derive_align_name(const char *out)
 
 int cmd_plan(int argc, char **argv)
 {
-	struct plan_args a = { .po = { .max_pad = 512, .seed = 1 }, .restarts = 4 };
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000 }, .restarts = 4 };
 	struct cachepin_binary *bin = NULL;
 	struct cachepin_profile *prof = NULL;
 	struct cachepin_model *m = NULL;
