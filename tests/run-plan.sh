@@ -61,8 +61,14 @@ fi
 $CACHEPIN plan --map x86.map -c 32K:4:32 -o x86.frag.lds --section-order x86.secorder x86 hot.txt 2>/dev/null
 grep -q '^\.text : {$' x86.secorder && grep -q '^}$' x86.secorder || fail "bad section ordering file"
 
-# the kernel form (no --standalone) has no SECTIONS wrapper
+# the kernel form (no --standalone) has no SECTIONS wrapper, and works the way
+# the kernel hook uses it: INCLUDEd at the start of the .text output section
 grep -q SECTIONS x86.frag.lds && fail "plain fragment has a SECTIONS wrapper"
+ld --verbose | awk '/^====/ { p = !p; next } p' |
+	awk -v inc="$PWD/x86.frag.lds" '{ print } /^  \.text  *:/ { t = 1; next } t && /^  \{/ { print "    INCLUDE " inc; t = 0 }' > full.lds
+grep -q '^    INCLUDE ' full.lds || fail "could not put INCLUDE into the default script"
+gcc -O2 -ffunction-sections -static -Wl,-T,full.lds -o x86.included natsim.c || fail "link with INCLUDE failed"
+$CACHEPIN check x86.included x86.frag.align > inc.check || { cat inc.check; fail "check after INCLUDE failed"; }
 
 # a unit that no longer exists: the linker says nothing, check fails
 sed 's/fib_table_lookup/fib_table_lookup_v2/g' natsim.c > natsim2.c
