@@ -189,7 +189,6 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	struct mfunc *mf = NULL;
 	int32_t *p2m = NULL;
 	uint32_t *order = NULL, rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
-	uint64_t *keys = NULL, *tmp = NULL;
 	size_t nmf = 0, cap_items = 0, i, j, k;
 	double *entry_w = NULL, *site_w = NULL;
 	int err = -ENOMEM;
@@ -386,22 +385,9 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 			m->dropped += it->weight;
 	}
 	m->refs = cachepin_model__string(m, L, &m->nr_refs);
-	if (!m->refs)
-		goto fail;
-
-	free(keys);
-	free(tmp);
-	free(order);
-	for (i = 0; i < nmf; i++)
-		free(mf[i].kids);
-	free(mf);
-	free(p2m);
-	free(entry_w);
-	free(site_w);
-	return m;
+	if (m->refs)
+		err = 0;
 fail:
-	free(keys);
-	free(tmp);
 	free(order);
 	if (mf)
 		for (i = 0; i < nmf; i++)
@@ -410,7 +396,10 @@ fail:
 	free(p2m);
 	free(entry_w);
 	free(site_w);
-	cachepin_model__free(m);
-	errno = -err;
-	return NULL;
+	if (err) {
+		cachepin_model__free(m);
+		errno = -err;
+		return NULL;
+	}
+	return m;
 }

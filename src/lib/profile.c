@@ -366,6 +366,7 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 	struct edge_ent *e, *tmp;
 	int32_t *slot = NULL;
 	char bid[129];
+	bool done = false;
 	size_t i;
 	int err = pb->err;
 
@@ -414,20 +415,13 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 	}
 	if (profile_sort(p))
 		goto fail;
-	free(slot);
-	for (i = 0; i < bin->nr_funcs; i++)
-		free(pb->f[i].gran);
-	HASH_ITER(hh, pb->edges, e, tmp) {
-		HASH_DEL(pb->edges, e);
-		free(e);
-	}
-	free(pb->f);
-	free(pb->event);
-	free(pb);
-	return p;
+	done = true;
 fail:
 	free(slot);
-	cachepin_profile__free(p);
+	if (!done) {
+		cachepin_profile__free(p);
+		p = NULL;
+	}
 	for (i = 0; i < bin->nr_funcs; i++)
 		free(pb->f[i].gran);
 	HASH_ITER(hh, pb->edges, e, tmp) {
@@ -437,8 +431,9 @@ fail:
 	free(pb->f);
 	free(pb->event);
 	free(pb);
-	errno = err ? -err : ENOMEM;
-	return NULL;
+	if (!done)
+		errno = err ? -err : ENOMEM;
+	return p;
 }
 
 void cachepin_profile__free(struct cachepin_profile *p)

@@ -14,31 +14,7 @@
 
 #define ARRAY_SIZE_T(a) (sizeof(a) / sizeof((a)[0]))
 
-#define ST_IP		(1ULL << 0)
-#define ST_TID		(1ULL << 1)
-#define ST_TIME		(1ULL << 2)
-#define ST_ADDR		(1ULL << 3)
-#define ST_READ		(1ULL << 4)
-#define ST_CALLCHAIN	(1ULL << 5)
-#define ST_ID		(1ULL << 6)
-#define ST_CPU		(1ULL << 7)
-#define ST_PERIOD	(1ULL << 8)
-#define ST_STREAM_ID	(1ULL << 9)
-#define ST_RAW		(1ULL << 10)
-#define ST_BRANCH	(1ULL << 11)
-#define ST_REGS_USER	(1ULL << 12)
-#define ST_STACK_USER	(1ULL << 13)
-#define ST_WEIGHT	(1ULL << 14)
-#define ST_DATA_SRC	(1ULL << 15)
-#define ST_IDENTIFIER	(1ULL << 16)
-#define ST_TRANSACTION	(1ULL << 17)
-#define ST_REGS_INTR	(1ULL << 18)
-#define ST_PHYS_ADDR	(1ULL << 19)
-#define ST_AUX		(1ULL << 20)
-#define ST_CGROUP	(1ULL << 21)
-#define ST_DATA_PAGE	(1ULL << 22)
-#define ST_CODE_PAGE	(1ULL << 23)
-#define ST_WEIGHT_STRUCT (1ULL << 24)
+#include "perf-format.h"
 
 #define AF_FREQ		(1ULL << 10)
 #define AF_ID_ALL	(1ULL << 18)
@@ -354,7 +330,7 @@ static size_t w_full_sample(struct wb *d, uint64_t st, uint64_t branch, bool abi
 		w32(d, 12);
 		w_pad(d, 12);
 	}
-	if (st & ST_BRANCH) {
+	if (st & ST_BRANCH_STACK) {
 		w64(d, 2);
 		if (branch & (1ULL << 17))
 			w64(d, 7);
@@ -393,9 +369,9 @@ static size_t w_full_sample(struct wb *d, uint64_t st, uint64_t branch, bool abi
 		w64(d, 4);
 	if (st & ST_CGROUP)
 		w64(d, 5);
-	if (st & ST_DATA_PAGE)
+	if (st & ST_DATA_PAGE_SIZE)
 		w64(d, 6);
-	if (st & ST_CODE_PAGE)
+	if (st & ST_CODE_PAGE_SIZE)
 		w64(d, 7);
 	if (st & ST_AUX) {
 		w64(d, 8);
@@ -417,7 +393,7 @@ static void test_layouts(void)
 		{ ~0ULL >> (64 - 25), 1ULL << 17, false },
 		{ ~0ULL >> (64 - 25), 1ULL << 17 | 1ULL << 19, false },
 		{ ~0ULL >> (64 - 25), 1ULL << 19, true },
-		{ ST_IP | ST_TID | ST_BRANCH | ST_REGS_USER | ST_STACK_USER | ST_CALLCHAIN, 0, true },
+		{ ST_IP | ST_TID | ST_BRANCH_STACK | ST_REGS_USER | ST_STACK_USER | ST_CALLCHAIN, 0, true },
 		{ ST_TID | ST_READ | ST_CALLCHAIN | ST_RAW | ST_AUX, 0, false },
 	};
 	size_t i;
