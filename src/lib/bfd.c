@@ -314,7 +314,7 @@ static int do_object(struct load_ctx *c, bfd *abfd, const char *object)
 		os.nfs[x]++;
 	}
 	for (i = 0; i < (long)os.nsec; i++)
-		qsort(os.fs[i], os.nfs[i], sizeof(**os.fs), fsym_cmp);
+		sort_n(os.fs[i], os.nfs[i], sizeof(**os.fs), fsym_cmp);
 
 	for (sec = abfd->sections; sec && !err; sec = sec->next) {
 		struct cachepin_objsec *o;
@@ -493,7 +493,7 @@ struct cachepin_objects *cachepin_objects__load(const char *const *paths, size_t
 			o->nr_edges++;
 		}
 		if (!err)
-			qsort(o->edges, o->nr_edges, sizeof(*o->edges), edge_cmp);
+			sort_n(o->edges, o->nr_edges, sizeof(*o->edges), edge_cmp);
 	}
 	edges_drop(&c);
 	if (err) {

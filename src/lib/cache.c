@@ -173,7 +173,7 @@ static uint32_t *dense_ids(const uint64_t *lines, size_t n, size_t *nuniq, uint6
 		return NULL;
 	}
 	memcpy(u, lines, n * sizeof(*u));
-	qsort(u, n, sizeof(*u), cmp_u64);
+	sort_n(u, n, sizeof(*u), cmp_u64);
 	for (i = 0; i < n; i++)
 		if (!k || u[k - 1] != u[i])
 			u[k++] = u[i];

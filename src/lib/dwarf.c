@@ -403,8 +403,8 @@ struct cachepin_srcline *cachepin_srcline__open(const char *path)
 		errno = ENODATA;
 		return NULL;
 	}
-	qsort(sl->rows, sl->nr_rows, sizeof(*sl->rows), row_cmp);
-	qsort(sl->inls, sl->nr_inls, sizeof(*sl->inls), inl_cmp);
+	sort_n(sl->rows, sl->nr_rows, sizeof(*sl->rows), row_cmp);
+	sort_n(sl->inls, sl->nr_inls, sizeof(*sl->inls), inl_cmp);
 	return sl;
 }
 

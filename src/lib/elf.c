@@ -173,7 +173,7 @@ int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit 
 
 	units_free(bin->units, bin->nr_units);
 	if (n)
-		qsort(units, n, sizeof(*units), unit_cmp);
+		sort_n(units, n, sizeof(*units), unit_cmp);
 	bin->units = units;
 	bin->nr_units = n;
 
@@ -651,7 +651,7 @@ static int read_funcs(struct elf_ctx *c)
 			k->flags |= CACHEPIN_FUNC_THUMB;
 	}
 
-	qsort(cands, nr, sizeof(*cands), cand_cmp);
+	sort_n(cands, nr, sizeof(*cands), cand_cmp);
 	for (i = 0; i < nr; i++) {
 		struct cand *k = &cands[i];
 		struct cachepin_func *f;

@@ -206,7 +206,7 @@ int cachepin_emit__alignfile(FILE *f, const struct cachepin_plan *plan,
 		const char *sym = cachepin_emit__unit_symbol(bin, u);
 		size_t n = 0;
 
-		qsort(sets[i], nsets[i], sizeof(*sets[i]), cmp_u32);
+		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cmp_u32);
 		for (j = 0; j < nsets[i]; j++)
 			if (!n || sets[i][n - 1] != sets[i][j])
 				sets[i][n++] = sets[i][j];

@@ -26,6 +26,14 @@ int cachepin_grow(void **arr, size_t *cap, size_t n, size_t esz);
 
 char *cachepin_strdup(const char *s);
 
+/* qsort() that accepts an empty (possibly NULL) array. */
+static inline void sort_n(void *base, size_t n, size_t size,
+			  int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 /* Unaligned, explicit-endian loads (perf.data and ELF payloads). */
 static inline uint16_t get_u16(const void *p, bool be)
 {

@@ -357,7 +357,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	}
 	for (i = 0; i < nmf; i++)
 		if (mf[i].nr_kids)
-			qsort(mf[i].kids, mf[i].nr_kids, sizeof(*mf[i].kids), cmp_child);
+			sort_n(mf[i].kids, mf[i].nr_kids, sizeof(*mf[i].kids), cmp_child);
 
 	/* 3. execution order: roots first (heaviest), then the rest */
 	order = malloc((nmf + 1) * sizeof(*order));
@@ -366,7 +366,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	for (i = 0; i < nmf; i++)
 		order[i] = (uint32_t)i;
 	sort_base = mf;
-	qsort(order, nmf, sizeof(*order), cmp_root);
+	sort_n(order, nmf, sizeof(*order), cmp_root);
 	for (i = 0; i < nmf; i++)
 		if (!mf[order[i]].has_caller && (err = model_walk(m, mf, order[i], &rank)))
 			goto fail;

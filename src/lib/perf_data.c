@@ -1011,7 +1011,7 @@ static int perf_apply_forks(struct cachepin_perf *p)
 
 	if (!p->nr_forks)
 		return 0;
-	qsort(p->forks, p->nr_forks, sizeof(*p->forks), fork_cmp);
+	sort_n(p->forks, p->nr_forks, sizeof(*p->forks), fork_cmp);
 	for (k = 0; k < p->nr_forks; k++) {
 		const struct perf_fork *f = &p->forks[k];
 

@@ -645,11 +645,11 @@ static int plan_finish(struct planner *pl, struct cachepin_plan *plan)
 			continue;
 		cold[ncold++] = (struct cold){ (uint32_t)i, u->size, u->align ? u->align : 1 };
 	}
-	qsort(cold, ncold, sizeof(*cold), cmp_cold);
+	sort_n(cold, ncold, sizeof(*cold), cmp_cold);
 	used = calloc(ncold + 1, 1);
 	if (!used)
 		goto out;
-	qsort(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_hu_off);
+	sort_n(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_hu_off);
 	budget = pl->o->max_pad * (pl->limit / pl->span_bytes + 1);
 	for (i = 0; i < pl->nr_hu; i++) {
 		struct hunit *h = &pl->hu[i];
@@ -781,7 +781,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		err = -ENOENT;
 		goto out;
 	}
-	qsort(pl.hu, pl.nr_hu, sizeof(*pl.hu), cmp_density);
+	sort_n(pl.hu, pl.nr_hu, sizeof(*pl.hu), cmp_density);
 	if (o->max_hot && pl.nr_hu > o->max_hot)
 		pl.nr_hu = o->max_hot;
 	for (i = 0; i < bin->nr_units; i++)

@@ -344,7 +344,7 @@ static int profile_sort(struct cachepin_profile *p)
 		tmp[i].f = p->funcs[i];
 		tmp[i].old = (uint32_t)i;
 	}
-	qsort(tmp, p->nr_funcs, sizeof(*tmp), cmp_pfunc);
+	sort_n(tmp, p->nr_funcs, sizeof(*tmp), cmp_pfunc);
 	for (i = 0; i < p->nr_funcs; i++) {
 		p->funcs[i] = tmp[i].f;
 		perm[tmp[i].old] = (uint32_t)i;
@@ -353,7 +353,7 @@ static int profile_sort(struct cachepin_profile *p)
 		p->edges[i].caller = perm[p->edges[i].caller];
 		p->edges[i].callee = perm[p->edges[i].callee];
 	}
-	qsort(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
+	sort_n(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
 	free(tmp);
 	free(perm);
 	return 0;
@@ -499,7 +499,7 @@ int cachepin_profile__add_static(struct cachepin_profile *p, const struct cachep
 						      CACHEPIN_PEDGE_STATIC)))
 			goto out;
 	}
-	qsort(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
+	sort_n(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
 out:
 	HASH_ITER(hh, byname, n, tmp) {
 		HASH_DEL(byname, n);

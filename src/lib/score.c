@@ -75,7 +75,7 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 		iline[i] = a >> c->line_shift;
 		uniq[i] = iline[i];
 	}
-	qsort(uniq, m->nr_items, sizeof(*uniq), cmp_u64);
+	sort_n(uniq, m->nr_items, sizeof(*uniq), cmp_u64);
 	for (i = 0; i < m->nr_items; i++)
 		if (!nu || uniq[nu - 1] != uniq[i])
 			uniq[nu++] = uniq[i];

@@ -313,5 +313,6 @@ out:
 	free(map);
 	cachepin_profile__free(prof);
 	cachepin_binary__free(bin);
+	tool_inputs_release(&a.in);
 	return rc;
 }

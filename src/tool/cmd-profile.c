@@ -83,5 +83,6 @@ int cmd_profile(int argc, char **argv)
 out:
 	cachepin_profile__free(p);
 	cachepin_binary__free(bin);
+	tool_inputs_release(&a.in);
 	return rc;
 }

@@ -514,5 +514,6 @@ out:
 	free(map);
 	cachepin_profile__free(r.prof);
 	cachepin_binary__free(r.bin);
+	tool_inputs_release(&a.in);
 	return rc;
 }

@@ -65,6 +65,14 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 	return -1;	/* not ours */
 }
 
+void tool_inputs_release(struct tool_inputs *in)
+{
+	free(in->objects);
+	free(in->fixed);
+	in->objects = in->fixed = NULL;
+	in->nr_objects = in->nr_fixed = 0;
+}
+
 int tool_default_cache(struct tool_inputs *in)
 {
 	if (in->nr_caches)

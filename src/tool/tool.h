@@ -67,6 +67,7 @@ struct tool_inputs {
 
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
 int tool_default_cache(struct tool_inputs *in);
+void tool_inputs_release(struct tool_inputs *in);
 
 /* Open the binary with map and objects; NULL after printing an error. */
 struct cachepin_binary *tool_open_binary(struct tool_inputs *in);

@@ -99,5 +99,11 @@ int main(void)
 		cachepin_score__release(&b);
 	}
 	cachepin_model__free(m);
+	for (i = 0; i < p.nr_funcs; i++)
+		free(p.funcs[i].name);
+	free(p.funcs);
+	free(p.edges);
+	for (i = 1; i < NF; i++)
+		free(funcs[i].name);
 	UNIT_DONE();
 }
