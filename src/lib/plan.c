@@ -45,7 +45,6 @@ struct geo {			/* per target geometry: set members and misses */
 	uint32_t *cnt;		/* greedy proxy: hot lines per set */
 	double *rate;		/* and their fetches */
 	double scale;		/* 1 / misses after the greedy pass: geometries weigh alike */
-	uint32_t proxy_ways;	/* lines per set the greedy aims at */
 	uint32_t *sets;		/* scratch: touched sets */
 	uint64_t *newmiss;
 	uint32_t ntouched;
@@ -344,7 +343,7 @@ static double proxy_cost(struct planner *pl, const struct hunit *h, uint64_t pha
 
 	for (gi = 0; gi < pl->nr_geo; gi++) {
 		struct geo *g = &pl->geo[gi];
-		uint32_t ways = g->proxy_ways, shift = g->c->line_shift;
+		uint32_t ways = g->c->ways, shift = g->c->line_shift;
 		uint64_t prev = UINT64_MAX;
 		int pass;
 
@@ -908,25 +907,6 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		}
 	}
 	err = -ENOMEM;
-
-	/*
-	 * Where the hot lines fit with room to spare, the greedy keeps a way
-	 * free in every set: the profile never sees all the lines that run,
-	 * and a set filled to WAYS by sampled lines overflows with the first
-	 * unsampled one.
-	 */
-	for (gi = 0; gi < pl.nr_geo; gi++) {
-		struct geo *g = &pl.geo[gi];
-		uint64_t lines = 0;
-
-		/* the modelled hot lines: granules of placed units, by line size */
-		for (k = 0; k < pl.nr_it; k++)
-			lines += pl.it[k].hunit >= 0;
-		lines = lines * m->granule / g->c->line + 1;
-		g->proxy_ways = g->c->ways;
-		if (g->c->ways > 2 && lines * 4 < (uint64_t)g->c->sets * g->c->ways * 3)
-			g->proxy_ways = g->c->ways - 1;
-	}
 
 	/* 1. greedy colouring, densest first */
 	for (k = 0; k < pl.nr_hu; k++) {
