@@ -871,6 +871,7 @@ struct pend {
 struct textin {
 	const char *path;
 	unsigned long lineno;
+	bool cut_line;		/* the current line is a last line without its newline */
 	cachepin_sample_fn_t fn;
 	void *ctx;
 	char *event;		/* first event named by the input */
@@ -895,6 +896,11 @@ struct textin {
 
 static int textin_error(struct textin *t, const char *what)
 {
+	/* output cut off in the middle of its last line: keep what came before */
+	if (t->cut_line) {
+		pr_info("'%s':%lu: ignoring the cut-off last line\n", t->path, t->lineno);
+		return 0;
+	}
 	pr_warn("'%s':%lu: %s\n", t->path, t->lineno, what);
 	return -EINVAL;
 }
@@ -1290,6 +1296,8 @@ int cachepin_text__read(const char *path, enum cachepin_text_format format,
 	}
 	while ((line = lr_next(&lr, &len, &rerr))) {
 		t.lineno++;
+		t.cut_line = lr.eof && lr.start == lr.end && (lr.end == 0 || lr.buf[lr.end - 1] != '\n') &&
+			     line + len == lr.buf + lr.end;
 		if (memchr(line, '\0', len)) {
 			err = textin_error(&t, "binary data (NUL byte) in a text profile");
 			goto out_close;

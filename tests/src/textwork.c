@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define noinline __attribute__((noinline))
 
@@ -62,11 +63,21 @@ noinline unsigned long stage_two(unsigned long n)
 	return work_light(n) ^ work_tiny(n);
 }
 
+/* Some time in the kernel, so that every recording has kernel frames. */
+noinline void in_kernel(void)
+{
+	int i;
+
+	for (i = 0; i < 200000; i++)
+		sink += (unsigned long)getppid();
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
 	int round;
 
+	in_kernel();
 	for (round = 0; round < 260; round++)
 		sink += stage_one(n) + stage_two(n);
 	printf("%lu\n", sink);
