@@ -292,6 +292,10 @@ static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl
 		t[victim] = lines[i];
 		st[victim] = now;
 	}
+	goto out;
+nomem:
+	total = UINT64_MAX;
+out:
 	free(tag);
 	free(stamp);
 	free(fill);
@@ -299,14 +303,6 @@ static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl
 	free(ids);
 	free(next);
 	return total;
-nomem:
-	free(tag);
-	free(stamp);
-	free(fill);
-	free(rr);
-	free(ids);
-	free(next);
-	return UINT64_MAX;
 }
 
 struct heap_ent {

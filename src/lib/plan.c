@@ -269,26 +269,6 @@ static void span_del(struct planner *pl, uint64_t lo)
 	}
 }
 
-/* Is [AT, AT + room) free but for H's own interval? */
-static bool span_free_except(const struct planner *pl, uint64_t at, const struct hunit *h)
-{
-	size_t i = span_find(pl, at);
-	uint64_t hi = at + h->room;
-
-	if (hi > pl->limit)
-		return false;
-	for (; i < pl->nr_spans && pl->spans[i].lo < hi; i++)
-		if (pl->spans[i].lo != (uint64_t)h->off)
-			return false;
-	if (i > 0) {
-		size_t k = span_find(pl, at);
-
-		if (k > 0 && pl->spans[k - 1].hi > at && pl->spans[k - 1].lo != (uint64_t)h->off)
-			return false;
-	}
-	return true;
-}
-
 /* Lowest free offset with OFF % span == PHASE for unit H, or -1. */
 static int64_t find_slot(const struct planner *pl, const struct hunit *h, uint64_t phase)
 {
@@ -1070,7 +1050,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 			uint64_t oldoff = (uint64_t)h->off;
 			bool taken;
 
-			if (best_off[j] == oldoff || !span_free_except(&pl, best_off[j], h))
+			if (best_off[j] == oldoff)
 				continue;
 			plan->moves_simulated++;
 			if ((err = try_move(&pl, h, best_off[j], 0, &taken)))

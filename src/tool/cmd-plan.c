@@ -47,17 +47,6 @@ struct plan_args {
 	bool whole;
 };
 
-static int parse_u64(const char *arg, uint64_t *v, const char *what)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(arg, &end, 0);
-	if (errno || *end || end == arg)
-		return tool_error("bad %s '%s'", what, arg) * EXIT_USAGE;
-	return 0;
-}
-
 static int plan_opt(int id, const char *arg, void *ctx)
 {
 	struct plan_args *a = ctx;
@@ -84,18 +73,18 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		a->first = arg;
 		return 0;
 	case OPT_SLACK:
-		return parse_u64(arg, &a->po.slack, "--slack");
+		return tool_parse_u64(arg, &a->po.slack, "--slack");
 	case OPT_MAXPAD:
-		return parse_u64(arg, &a->po.max_pad, "--max-pad");
+		return tool_parse_u64(arg, &a->po.max_pad, "--max-pad");
 	case OPT_SEED:
-		return parse_u64(arg, &a->po.seed, "--seed");
+		return tool_parse_u64(arg, &a->po.seed, "--seed");
 	case OPT_ITERS:
-		if ((r = parse_u64(arg, &v, "--iterations")))
+		if ((r = tool_parse_u64(arg, &v, "--iterations")))
 			return r;
 		a->po.iterations = (unsigned int)v;
 		return 0;
 	case OPT_MAXHOT:
-		if ((r = parse_u64(arg, &v, "--max-hot")) || !v)
+		if ((r = tool_parse_u64(arg, &v, "--max-hot")) || !v)
 			return r ? r : EXIT_USAGE;
 		a->po.max_hot = (size_t)v;
 		return 0;
@@ -103,12 +92,12 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		a->whole = true;
 		return 0;
 	case OPT_RESTARTS:
-		if ((r = parse_u64(arg, &v, "--restarts")) || !v || v > 64)
+		if ((r = tool_parse_u64(arg, &v, "--restarts")) || !v || v > 64)
 			return r ? r : tool_error("--restarts takes 1 to 64") * EXIT_USAGE;
 		a->restarts = (unsigned int)v;
 		return 0;
 	case OPT_REFS:
-		if ((r = parse_u64(arg, &v, "--refs")) || !v)
+		if ((r = tool_parse_u64(arg, &v, "--refs")) || !v)
 			return r ? r : EXIT_USAGE;
 		a->refs = (size_t)v;
 		return 0;

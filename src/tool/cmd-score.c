@@ -36,12 +36,15 @@ struct score_args {
 	const char *output;
 };
 
+/* A count from 1 to 2^31 for option WHAT. */
 static int parse_count(const char *arg, size_t *v, const char *what)
 {
-	char *end;
-	unsigned long long n = strtoull(arg, &end, 10);
+	uint64_t n;
+	int r = tool_parse_u64(arg, &n, what);
 
-	if (*end || end == arg || n == 0 || n > (1ULL << 31))
+	if (r)
+		return r;
+	if (n == 0 || n > (1ULL << 31))
 		return tool_error("bad %s '%s'", what, arg) * EXIT_USAGE;
 	*v = (size_t)n;
 	return 0;
@@ -50,7 +53,7 @@ static int parse_count(const char *arg, size_t *v, const char *what)
 static int score_opt(int id, const char *arg, void *ctx)
 {
 	struct score_args *a = ctx;
-	size_t v;
+	size_t v = 0;
 	int r;
 
 	switch (id) {

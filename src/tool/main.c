@@ -3,6 +3,7 @@
  * cachepin: command dispatch (git-style table), option parsing generated
  * from each command's option table, help.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,17 @@ int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 			exit(err > 0 ? err : 1);
 	}
 	return optind;
+}
+
+int tool_parse_u64(const char *arg, uint64_t *v, const char *what)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(arg, &end, 0);
+	if (errno || *end || end == arg || *arg == '-')
+		return tool_error("bad %s '%s'", what, arg) * EXIT_USAGE;
+	return 0;
 }
 
 static int no_opt(int id, const char *arg, void *ctx)

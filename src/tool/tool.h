@@ -66,6 +66,9 @@ struct tool_inputs {
 	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random] or preset; comma list for several", 'c' }
 
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
+/* Parse a non-negative number for option WHAT; 0, or EXIT_USAGE after an error. */
+int tool_parse_u64(const char *arg, uint64_t *v, const char *what);
+
 int tool_default_cache(struct tool_inputs *in);
 void tool_inputs_release(struct tool_inputs *in);
 
