@@ -6,7 +6,8 @@
 #
 # bench_debsrc derives deb-src entries from the machine's own apt sources
 # (one-line "deb ..." entries in sources.list and sources.list.d/*.list,
-# deb822 "Types: deb" stanzas in sources.list.d/*.sources), writes them
+# deb822 "Types: deb" stanzas in sources.list.d/*.sources; deb-src entries
+# already there are kept), writes them
 # into a private apt directory, runs "apt-get update" there (private
 # source list, lists and cache), and "apt-get source PKG".  The unpacked
 # tree (Debian patches applied) ends up exactly at DESTDIR; the downloaded
@@ -24,27 +25,28 @@
 
 # bench_debsrc_conf OUT: write deb-src entries for the machine's sources
 bench_debsrc_conf() {
-	etc=$(apt-config shell x Dir::Etc/d | sed -n "s/^x='\(.*\)'$/\1/p")
-	list=$(apt-config shell x Dir::Etc::sourcelist/f | sed -n "s/^x='\(.*\)'$/\1/p")
-	parts=$(apt-config shell x Dir::Etc::sourceparts/d | sed -n "s/^x='\(.*\)'$/\1/p")
-	: "${etc:=/etc/apt/}" "${list:=${etc}sources.list}" "${parts:=${etc}sources.list.d/}"
+	_ds_etc=$(apt-config shell x Dir::Etc/d | sed -n "s/^x='\(.*\)'$/\1/p")
+	_ds_list=$(apt-config shell x Dir::Etc::sourcelist/f | sed -n "s/^x='\(.*\)'$/\1/p")
+	_ds_parts=$(apt-config shell x Dir::Etc::sourceparts/d | sed -n "s/^x='\(.*\)'$/\1/p")
+	: "${_ds_etc:=/etc/apt/}" "${_ds_list:=${_ds_etc}sources.list}" "${_ds_parts:=${_ds_etc}sources.list.d/}"
 	if [ -n "$BENCH_APT_SOURCES" ]; then
 		if [ -d "$BENCH_APT_SOURCES" ]; then
-			list=/dev/null parts=$BENCH_APT_SOURCES/
+			_ds_list=/dev/null _ds_parts=$BENCH_APT_SOURCES/
 		else
-			list=$BENCH_APT_SOURCES parts=/nonexistent/
+			_ds_list=$BENCH_APT_SOURCES _ds_parts=/nonexistent/
 		fi
 	fi
 	: > "$1/sources.list"
 	: > "$1/sources.list.d/src.sources"
-	for f in "$list" "$parts"*.list; do
-		[ -r "$f" ] || continue
+	for _ds_f in "$_ds_list" "$_ds_parts"*.list; do
+		[ -r "$_ds_f" ] || continue
 		# "deb [opts] uri suite comp..." -> "deb-src [opts] uri suite comp..."
-		sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >> "$1/sources.list"
+		sed -n 's/^[[:space:]]*deb\(-src\)\{0,1\}[[:space:]]/deb-src /p' "$_ds_f" \
+			>> "$1/sources.list"
 	done
-	for f in "$parts"*.sources; do
-		[ -r "$f" ] || continue
-		# keep stanzas whose Types has "deb"; their Types becomes deb-src
+	for _ds_f in "$_ds_parts"*.sources; do
+		[ -r "$_ds_f" ] || continue
+		# keep stanzas whose Types has "deb" or "deb-src"; Types: deb-src
 		awk '
 		function flush() {
 			if (keep > 0) { for (i = 1; i <= n; i++) print s[i]; print "" }
@@ -53,15 +55,15 @@ bench_debsrc_conf() {
 		/^[[:space:]]*$/ { flush(); next }
 		/^#/ { next }
 		tolower($1) == "types:" {
-			for (i = 2; i <= NF; i++) if ($i == "deb" && !keep) keep = 1
+			for (i = 2; i <= NF; i++) if (($i == "deb" || $i == "deb-src") && !keep) keep = 1
 			s[++n] = "Types: deb-src"; next
 		}
 		tolower($1) == "enabled:" && tolower($2) == "no" { keep = -1 }
 		{ s[++n] = $0 }
-		END { flush() }' "$f" >> "$1/sources.list.d/src.sources"
+		END { flush() }' "$_ds_f" >> "$1/sources.list.d/src.sources"
 	done
 	if [ ! -s "$1/sources.list" ] && [ ! -s "$1/sources.list.d/src.sources" ]; then
-		echo "error: '$list', '$parts': no deb entries to derive deb-src entries from" >&2
+		echo "error: '$_ds_list', '$_ds_parts': no deb entries to derive deb-src entries from" >&2
 		echo "hint: set BENCH_APT_SOURCES to a sources file or directory" >&2
 		return 1
 	fi
@@ -76,9 +78,9 @@ bench_debsrc() {
 	_dl=$_dest.dl
 	_apt=${BENCH_APTDIR:-$_dl/apt}
 	if [ ! -d "$_dest" ]; then
-		for c in apt-get apt-config dpkg-source; do
-			command -v $c > /dev/null || {
-				echo "error: '$c' not found" >&2
+		for _ds_c in apt-get apt-config dpkg-source; do
+			command -v $_ds_c > /dev/null || {
+				echo "error: '$_ds_c' not found" >&2
 				echo "hint: apt-get install dpkg-dev" >&2
 				return 1
 			}
@@ -110,8 +112,8 @@ bench_debsrc() {
 			return 1
 		}
 		_t=
-		for d in "$_dl/tree"/*; do
-			[ -d "$d" ] && _t=$d
+		for _ds_d in "$_dl/tree"/*; do
+			[ -d "$_ds_d" ] && _t=$_ds_d
 		done
 		[ -n "$_t" ] || {
 			echo "error: '$_dl/tree': apt-get source unpacked nothing" >&2
@@ -121,8 +123,8 @@ bench_debsrc() {
 		mv "$_t" "$_dest"
 		rmdir "$_dl/tree" 2> /dev/null || true
 	fi
-	for f in "$_dl"/*.dsc; do
-		[ -r "$f" ] && sed -n 's/^Version: *//p' "$f" && return 0
+	for _ds_f in "$_dl"/*.dsc; do
+		[ -r "$_ds_f" ] && sed -n 's/^Version: *//p' "$_ds_f" && return 0
 	done
 	echo unknown
 }

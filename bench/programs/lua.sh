@@ -53,8 +53,8 @@ prog_build() {
 		echo "error: '$_b': lua build failed; see $_b/make.log" >&2
 		return 1
 	}
-	for o in lua.o $_objs; do
-		echo "$_b/$o"
+	for _o in lua.o $_objs; do
+		echo "$_b/$_o"
 	done > "$_b/link-inputs.tmp"
 	echo -lm >> "$_b/link-inputs.tmp"
 	mv "$_b/link-inputs.tmp" "$_b/link-inputs"
