@@ -61,7 +61,7 @@ BIN := cachepin
 MANS := $(wildcard man/*.1 man/*.5)
 
 .DELETE_ON_ERROR:
-.PHONY: all clean check test-progs install uninstall demo deps bench hdr-check
+.PHONY: all clean check test-progs install uninstall demo deps bench bench-quick hdr-check
 
 all: $(BIN)
 
@@ -103,8 +103,18 @@ demo:
 	$(Q)$(MAKE) --no-print-directory $(BIN)
 	$(Q)examples/demo.sh
 
+# Layout quality, stability and tool speed against the alternatives
+# (bench/): about 60 minutes; results in bench/results.  bench-quick: one
+# program, one cache size, a few minutes.
 bench: $(BIN) $(TTOOL_BINS)
-	$(Q)tests/bench.sh
+	$(Q)scripts/install-deps --bench
+	$(Q)bench/run.sh
+	$(Q)bench/speed.sh
+	$(Q)bench/synth.sh
+
+bench-quick: $(BIN)
+	$(Q)scripts/install-deps --bench
+	$(Q)bench/run.sh --quick
 
 deps:
 	$(Q)scripts/install-deps --test

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Benchmark (make bench): time and peak memory of profile and score on a vmlinux-sized image.
+# Benchmark (part of make bench): time and peak memory of profile and score
+# on a generated vmlinux-sized image.
 #
 # Builds its inputs under build/bench/: a generated 30000-function ARM
 # kernel image with its link map (tests/gen-bigelf.sh, kept between runs)

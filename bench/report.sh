@@ -1,0 +1,144 @@
+#!/bin/sh
+# Tables and plot of the layout benchmark (called by bench/run.sh).
+#
+# usage: bench/report.sh RESULTS PROGRAM...
+#
+# Reads RESULTS/layouts.csv, stability.csv and PROGRAM.info, writes
+# RESULTS/layouts.md and, if gnuplot is installed, RESULTS/layouts.svg.
+set -e
+[ $# -ge 2 ] || { echo "usage: bench/report.sh RESULTS PROGRAM..." >&2; exit 129; }
+R=$1
+shift
+CSV=$R/layouts.csv
+STAB=$R/stability.csv
+[ -r "$CSV" ] || { echo "error: '$CSV': not readable" >&2; echo "hint: run bench/run.sh" >&2; exit 1; }
+
+ksize() { echo "$(($1 / 1024))K"; }
+caches=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$CSV" | sort -n)
+stabc=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$STAB" | sort -n)
+
+{
+echo "# Layout benchmark"
+echo
+echo "L1I misses counted by \`valgrind --tool=cachegrind\` (4 ways, 32-byte lines)"
+echo "for each layout of the same objects and the same workload.  *FA* is the"
+echo "same run with a fully associative cache of the same size: what is left"
+echo "with no conflict misses at all.  *conflict* = misses - FA."
+for p; do
+	echo
+	echo "## $p"
+	echo
+	awk '{ if ($1 == "samples") printf "Profile: %d samples, ", $2;
+	       else if ($1 == "functions") printf "%d functions with samples. ", $2;
+	       else if ($1 == "text") printf "Text: %d bytes. ", $2;
+	       else if ($1 == "args") { $1 = ""; printf "Measured run: `%s`.\n", substr($0, 2) }
+	       else if (NR == 1 && NF > 1) { v = $0; sub(/^[^ ]* /, "", v); printf "Version: %s. ", v } }' "$R/$p.info"
+	echo
+	printf '| layout |'
+	for s in $caches; do printf ' %s misses | FA | x FA | conflict |' "$(ksize $s)"; done
+	echo
+	printf '|---|'
+	for s in $caches; do printf -- '---:|---:|---:|---:|'; done
+	echo
+	awk -F, -v p="$p" -v caches="$caches" '
+		NR > 1 && $1 == p { m[$2, $3] = $4; fa[$2, $3] = $5; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+		END {
+			nc = split(caches, c, /[ \n]+/)
+			for (j = 1; j <= nc; j++) {
+				best[c[j]] = -1
+				for (i = 0; i < n; i++) if (best[c[j]] < 0 || m[order[i], c[j]] < best[c[j]]) best[c[j]] = m[order[i], c[j]]
+			}
+			for (i = 0; i < n; i++) {
+				l = order[i]; printf "| %s |", l
+				for (j = 1; j <= nc; j++) {
+					s = c[j]; x = m[l, s]
+					b = (x == best[s]) ? "**" : ""
+					printf " %s%d%s | %d | %.2f | %d |", b, x, b, fa[l, s], fa[l, s] ? x / fa[l, s] : 0, x - fa[l, s]
+				}
+				print ""
+			}
+		}' "$CSV"
+done
+
+echo
+echo "## Summary"
+echo
+echo "cachepin against the best of the other layouts (conflict = misses - FA):"
+echo
+echo "| program | cache | cachepin misses | best peer | its misses | cachepin conflict | peer conflict | conflict ratio |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|"
+for p; do
+	awk -F, -v p="$p" '
+		NR > 1 && $1 == p { m[$2, $3] = $4; fa[$2, $3] = $5; L[$2] = 1; C[$3] = 1 }
+		END {
+			for (s in C) {
+				bp = ""; for (l in L) if (l != "cachepin" && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
+				cc = m["cachepin", s] - fa["cachepin", s]; pc = m[bp, s] - fa[bp, s]
+				printf "%d| %s | %dK | %d | %s | %d | %d | %d | %s |\n", s, p, s / 1024, m["cachepin", s], bp, m[bp, s], cc, pc, pc > 0 ? sprintf("%.2f", cc / pc) : "-"
+			}
+		}' "$CSV" | sort -n | cut -d'|' -f2- | sed 's/^/|/'
+done
+
+echo
+echo "## Stability"
+echo
+echo "Misses over the perturbed builds of each layout (a pad section of random"
+echo "size at a random place in the link order, the code before the hot block"
+echo "grown, one hot function grown by 4 to 64 bytes; the same perturbations for"
+echo "every layout).  spread = (max - min) / median."
+echo
+printf '| program | layout |'
+for s in $stabc; do printf ' %s min | median | max | spread |' "$(ksize $s)"; done
+echo
+printf '|---|---|'
+for s in $stabc; do printf -- '---:|---:|---:|---:|'; done
+echo
+for p; do
+	awk -F, -v p="$p" -v caches="$stabc" '
+		NR > 1 && $1 == p { v[$2, $3, ++k[$2, $3]] = $5; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+		END {
+			nc = split(caches, c, /[ \n]+/)
+			for (i = 0; i < n; i++) {
+				l = order[i]; printf "| %s | %s |", p, l
+				for (j = 1; j <= nc; j++) {
+					s = c[j]; m = k[l, s]
+					for (a = 1; a <= m; a++) x[a] = v[l, s, a]
+					for (a = 2; a <= m; a++) { t = x[a]; for (b = a - 1; b >= 1 && x[b] > t; b--) x[b + 1] = x[b]; x[b + 1] = t }
+					med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+					printf " %d | %d | %d | %.1f %% |", x[1], med, x[m], med ? (x[m] - x[1]) * 100 / med : 0
+				}
+				print ""
+			}
+		}' "$STAB"
+done
+} > "$R/layouts.md.tmp"
+mv "$R/layouts.md.tmp" "$R/layouts.md"
+
+if command -v gnuplot > /dev/null; then
+	# misses / FA per layout, one cluster per program, one panel per size
+	n=$(echo "$caches" | wc -w)
+	for s in $caches; do
+		awk -F, -v s="$s" 'NR > 1 && $3 == s { r[$1, $2] = $5 ? $4 / $5 : 0; if (!($1 in P)) { P[$1] = 1; pr[np++] = $1 }
+			if (!($2 in L)) { L[$2] = 1; ly[nl++] = $2 } }
+			END { printf "program"; for (j = 0; j < nl; j++) printf " %s", ly[j]; print ""
+			      for (i = 0; i < np; i++) { printf "%s", pr[i]; for (j = 0; j < nl; j++) printf " %.4f", r[pr[i], ly[j]]; print "" } }' \
+			"$CSV" > "$R/plot.$s.dat"
+	done
+	{
+		echo "set terminal svg size 1000,$((300 * n)) dynamic font 'sans,11'"
+		echo "set output '$R/layouts.svg.tmp'"
+		echo "set multiplot layout $n,1"
+		echo "set style data histograms; set style histogram clustered gap 1"
+		echo "set style fill solid 0.85 border -1; set boxwidth 0.9"
+		echo "set logscale y; set yrange [0.9:*]; set grid ytics"
+		echo "set key outside right top; set ylabel 'I1 misses / fully associative'"
+		for s in $caches; do
+			echo "set title 'L1I $(ksize $s), 4 ways, 32 B lines (lower is better; 1 = no conflict misses)'"
+			echo "plot for [i=2:8] '$R/plot.$s.dat' using i:xtic(1) title columnhead"
+		done
+		echo "unset multiplot"
+	} > "$R/plot.gp"
+	gnuplot "$R/plot.gp" && mv "$R/layouts.svg.tmp" "$R/layouts.svg"
+	rm -f "$R"/plot.*.dat "$R/plot.gp"
+fi
+cat "$R/layouts.md"

@@ -1,0 +1,418 @@
+#!/bin/sh
+# Layout benchmark: cachepin's plan against the layouts users would
+# otherwise get, on real programs, measured with cachegrind's I1 model.
+#
+# usage: bench/run.sh [--quick|--check] [PROGRAM...]
+#
+# For every program (a recipe in bench/programs/PROGRAM.sh; all by default)
+# it builds the program with -O2 -ffunction-sections (and again with
+# -falign-functions=32 and =64), profiles a fixed workload with
+# perf record -e cpu-clock -g, links these layouts of the same objects:
+#
+#   default    the link order of the build
+#   align32    -falign-functions=32
+#   align64    -falign-functions=64
+#   hotfirst   profiled functions first, by samples per byte
+#   c3         call-chain clustering (Ottoni and Maher, CGO 2017; bench/c3.c)
+#   lld        ld.lld --call-graph-ordering-file from the same profile
+#   cachepin   cachepin plan for $PLAN_CACHES
+#
+# and counts I1 misses of a shorter run of the same workload under
+# valgrind --tool=cachegrind for every size in $CACHES, 4 ways, 32-byte
+# lines, and with a fully associative cache of the same size (the
+# reference without conflict misses).  Then it links every layout again
+# $PERTURB times with unrelated changes (a pad section of random size at a
+# random place of the link order, the code before the hot block grown, one
+# hot function grown by 4 to 64 bytes) and reports min/median/max misses at
+# $STAB_CACHES.  Every build of every layout must print what the default
+# prints.
+#
+# Results: $RESULTS/layouts.md (Markdown), layouts.csv, stability.csv and
+# layouts.svg (gnuplot), and with the full run bench/speed.sh's tables.
+# cachegrind counts are exact and repeatable: the same sources, compiler
+# and inputs give the same table.
+#
+#   --quick   one program (readelf unless named), 32 KiB only, 3 perturbations
+#   --check   the smallest run that exercises every step (make check)
+#
+# Environment:
+#   BENCH_WORK   work directory (build/bench/layout)
+#   RESULTS      where the tables go (bench/results; build/bench/check
+#                with --check)
+#   CACHES       I1 sizes in bytes (16384 32768 65536)
+#   STAB_CACHES  sizes of the stability runs (32768 65536)
+#   PERTURB      perturbed builds per layout (10)
+#   LAYOUTS      the layouts to compare (all of the above; --check: not
+#                align32 and align64, which need two more builds)
+#   PLAN_CACHES  cachepin plan's -c (cortex-a9-32k)
+#   JOBS         parallel cachegrind runs (nproc)
+#   CACHEPIN     the cachepin binary (./cachepin)
+#
+# Needs: gcc, lld, valgrind, linux-perf, bear, jq, gnuplot-nox (for the
+# plot), and each recipe's prog_deps; scripts/install-deps --bench
+# installs them.
+set -e
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=full
+case "$1" in
+--quick) mode=quick; shift ;;
+--check) mode=check; shift ;;
+-*) echo "usage: bench/run.sh [--quick|--check] [PROGRAM...]" >&2; exit 129 ;;
+esac
+CACHEPIN=${CACHEPIN:-$top/cachepin}
+JOBS=${JOBS:-$(nproc)}
+PLAN_CACHES=${PLAN_CACHES:-cortex-a9-32k}
+case $mode in
+full)
+	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
+	RESULTS=${RESULTS:-$top/bench/results}
+	CACHES=${CACHES:-16384 32768 65536}
+	STAB_CACHES=${STAB_CACHES:-32768 65536}
+	PERTURB=${PERTURB:-10}
+	;;
+quick)
+	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
+	RESULTS=${RESULTS:-$top/build/bench/quick}
+	CACHES=${CACHES:-32768}
+	STAB_CACHES=${STAB_CACHES:-32768}
+	PERTURB=${PERTURB:-3}
+	[ $# -eq 0 ] && set -- readelf
+	;;
+check)
+	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
+	RESULTS=${RESULTS:-$top/build/bench/check}
+	CACHES=${CACHES:-32768}
+	STAB_CACHES=${STAB_CACHES:-32768}
+	PERTURB=${PERTURB:-1}
+	LAYOUTS=${LAYOUTS:-default hotfirst c3 lld cachepin}
+	[ $# -eq 0 ] && set -- readelf
+	;;
+esac
+LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin}
+BUILDS=build
+case " $LAYOUTS " in *" align32 "*) BUILDS="$BUILDS build-a32" ;; esac
+case " $LAYOUTS " in *" align64 "*) BUILDS="$BUILDS build-a64" ;; esac
+[ $# -eq 0 ] && set -- $(cd "$top/bench/programs" && ls *.sh | sed 's/\.sh$//')
+BENCH_CFLAGS="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -ffunction-sections"
+# glibc must pick the same string routines when profiled as under
+# valgrind, which offers no AVX-512
+TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-EVEX
+export BENCH_TOP=$top BENCH_CFLAGS JOBS
+
+die() { echo "error: $*" >&2; exit 1; }
+log() { echo "bench: $*" >&2; }
+
+for c in gcc ld.lld perf valgrind bear jq awk sort xz; do
+	command -v $c > /dev/null || {
+		echo "error: '$c' not found" >&2
+		echo "hint: run scripts/install-deps --bench" >&2
+		exit 1
+	}
+done
+[ -x "$CACHEPIN" ] || { echo "error: '$CACHEPIN' not built" >&2; echo "hint: run make" >&2; exit 1; }
+for p; do
+	[ -f "$top/bench/programs/$p.sh" ] || die "'bench/programs/$p.sh': no such recipe"
+done
+
+mkdir -p "$BENCH_WORK/tools" "$RESULTS"
+C3=$BENCH_WORK/tools/c3
+if [ ! -x "$C3" ] || [ "$top/bench/c3.c" -nt "$C3" ]; then
+	gcc -O2 -Wall -o "$C3" "$top/bench/c3.c"
+fi
+
+# rand STATE: Park-Miller minimal standard generator, exact in awk's doubles
+rand() { awk -v x="$1" 'BEGIN { printf "%d\n", (x * 16807) % 2147483647 }'; }
+
+# link W BUILD OUT [FLAGS...]: the final link of the objects of BUILD
+link() {
+	_b=$1 _o=$2
+	shift 2
+	gcc $BENCH_CFLAGS -no-pie -static -Wl,-Map="$_o.map" "$@" -o "$_o" \
+		$(cat "$_b/link-inputs.use") > "$_o.link.log" 2>&1 ||
+		{ cat "$_o.link.log" >&2; die "'$_o': link failed"; }
+}
+
+# sections MAP: "name file section" for every function-bearing input section
+# of .text in a GNU ld map (.text.NAME sections, and the global symbols of
+# plain .text sections such as libc.a members)
+sections() {
+	awk '
+	/^Linker script and memory map/ { go = 1; next }
+	!go { next }
+	/^ \.text[^ ]*$/ { pend = $1; next }
+	/^ \.text/ && NF >= 4 { sec = $1; file = $4; pend = ""; emit(); next }
+	pend != "" && /^ +0x/ && NF >= 3 { sec = pend; file = $3; pend = ""; emit(); next }
+	/^ \./ || /^\./ { sec = ""; pend = ""; next }
+	sec != "" && /^ +0x[0-9a-f]+ +[^ ]+$/ && $2 !~ /^0x/ {
+		if (!((sec, file) in named)) print $2, file, sec
+		next
+	}
+	function emit() {
+		if (sec ~ /^\.text\./ && sec !~ /^\.text\.(unlikely|hot|startup|exit)$/) {
+			n = sec; sub(/^\.text\.(unlikely\.|hot\.|startup\.)?/, "", n)
+			print n, file, sec; named[sec, file] = 1
+		}
+	}' "$1"
+}
+
+# order_lds ORDER SECTIONS > LDS: a linker script placing the input
+# sections of the functions of ORDER ("name object" lines) first, in order
+order_lds() {
+	awk 'NR == FNR { if (!($1 in f)) { f[$1] = $2; s[$1] = $3 } else dup[$1] = 1
+			 all[$1, $2] = $3; next }
+	     { file = ""; sec = ""
+	       if ($2 != "-") { for (k in all) { split(k, kk, SUBSEP)
+			if (kk[1] == $1 && index(kk[2], $2)) { file = kk[2]; sec = all[k] } } }
+	       else if ($1 in f) { file = f[$1]; sec = s[$1] }
+	       if (file == "") next
+	       spec = file "(" sec ")"
+	       if (spec in done) next
+	       done[spec] = 1
+	       sub(/\(/, ":", file); sub(/\)$/, "", file)
+	       printf "    *%s(%s)\n", file, sec }
+	     BEGIN { print "SECTIONS\n{\n  .text.hot :\n  {" }
+	     END { print "  }\n}\nINSERT BEFORE .text;" }' "$2" "$1"
+}
+
+# misses LOG: I1 misses from a cachegrind log
+misses() { sed -n 's/.*I1  *misses: *//p' "$1" | tr -d ,; }
+
+# cg_job BIN SIZE WAYS OUT: one cachegrind run (a line of the job list)
+cg_job() {
+	echo "cd '$IN' && valgrind --tool=cachegrind --cache-sim=yes --I1=$2,$3,32" \
+		"--D1=32768,8,64 --LL=8388608,16,64 --cachegrind-out-file=/dev/null" \
+		"'$1' $prog_args_measure < ${prog_stdin:-/dev/null} > /dev/null 2> '$4'"
+}
+
+run_jobs() { # JOBLIST
+	[ -s "$1" ] || return 0
+	tr '\n' '\0' < "$1" | xargs -0 -P "$JOBS" -n 1 sh -c || die "a cachegrind run failed (see $1)"
+}
+
+# grow BUILD OBJ FUNC BYTES OUT: OBJ of BUILD recompiled with BYTES of
+# never-executed padding at the end of FUNC
+grow() {
+	_b=$1 _obj=$2 _fn=$3 _by=$4 _out=$5
+	_cmd=$(jq -r --arg o "$_obj" '[.[] | select(.output == $o or (.directory + "/" + .output) == $o)][0] |
+		.directory + "\n" + ([.arguments[] | @sh] | join(" "))' "$_b/compile_commands.json")
+	_dir=$(echo "$_cmd" | sed -n 1p)
+	_args=$(echo "$_cmd" | sed -n 2p)
+	[ -n "$_args" ] && [ "$_dir" != null ] || die "'$_obj': not in $_b/compile_commands.json"
+	(cd "$_dir" && eval "set -- $_args" && {
+		_n=$#; _skip=0
+		for a; do
+			if [ $_skip = 1 ]; then _skip=0; a="$_out.s"
+			elif [ "$a" = -o ]; then _skip=1
+			elif [ "$a" = -c ]; then a=-S
+			fi
+			set -- "$@" "$a"
+		done
+		shift $_n
+		"$@"
+	}) || die "'$_obj': recompiling with -S failed"
+	awk -v fn="$_fn" -v n="$_by" '
+		$1 == ".size" && $2 == fn "," && !done { printf "\t.skip %d, 0xcc\n", n; done = 1 }
+		{ print }
+		END { if (!done) exit 1 }' "$_out.s" > "$_out.grown.s" || die "'$_fn': no .size in $_out.s"
+	gcc -c -o "$_out" "$_out.grown.s"
+}
+
+bench_program() {
+	# the recipe's functions share this shell: the driver's own
+	# variables after sourcing it are either set again or upper case
+	p=$1
+	W=$BENCH_WORK/$p
+	export W
+	mkdir -p "$W"
+	. "$top/bench/programs/$p.sh"
+	log "$p: fetch"
+	prog_fetch
+	for _B in $BUILDS; do
+		case $_B in
+		build) _X= ;;
+		build-a32) _X=-falign-functions=32 ;;
+		build-a64) _X=-falign-functions=64 ;;
+		esac
+		log "$p: build $_B $_X"
+		prog_build "$W/$_B" "$_X"
+		cp "$W/$_B/link-inputs" "$W/$_B/link-inputs.use"
+	done
+	L=$W/layouts
+	mkdir -p "$L"
+	link "$W/build" "$L/default"
+	IN=$W/in
+	mkdir -p "$IN"
+	prog_input "$IN"
+
+	if [ ! -s "$W/$p.profile" ] || [ "$L/default" -nt "$W/$p.profile" ]; then
+		log "$p: profile (perf record -e cpu-clock -g)"
+		(cd "$IN" && GLIBC_TUNABLES=$TUNABLES perf record -q -e cpu-clock -F 4000 -g \
+			-o "$W/perf.data" -- "$L/default" $prog_args_profile \
+			< ${prog_stdin:-/dev/null} > /dev/null 2> "$W/perf-record.log") ||
+			die "'$p': perf record failed (see $W/perf-record.log)"
+		"$CACHEPIN" profile --map "$L/default.map" -o "$W/$p.profile" \
+			"$L/default" "$W/perf.data" 2> "$W/profile.log" ||
+			{ cat "$W/profile.log" >&2; die "'$p': cachepin profile failed"; }
+	fi
+	awk '$1 == "samples" { print "samples " $2 " " $3 } $1 == "f" && $4 > 0 { n++ }
+		END { print "functions " n }' "$W/$p.profile" > "$W/profile.stats"
+
+	log "$p: layouts"
+	sections "$L/default.map" > "$W/sections"
+	awk '$1 == "f" && $4 > 0 && $7 > 0 { printf "%.9g %s %s\n", $4 / $7, $2, $3 }' \
+		"$W/$p.profile" | sort -k1,1gr -k2,2 | awk '{ print $2, $3 }' > "$W/order.hotfirst"
+	"$C3" "$W/$p.profile" > "$W/order.c3"
+	for o in hotfirst c3; do
+		order_lds "$W/order.$o" "$W/sections" > "$W/$o.lds"
+	done
+	# lld's call graph: caller callee weight, from the callchain edges
+	awk '$1 == "e" && $8 ~ /d/ && $2 != $4 { w[$2 " " $4] += $7 / 1000 }
+		END { for (k in w) printf "%s %d\n", k, w[k] }' "$W/$p.profile" |
+		sort > "$W/lld.cg"
+	"$CACHEPIN" plan --map "$L/default.map" -c "$PLAN_CACHES" --standalone \
+		-o "$W/cachepin.lds" "$L/default" "$W/$p.profile" > "$W/cachepin.plan.txt" 2>&1 ||
+		{ cat "$W/cachepin.plan.txt" >&2; die "'$p': cachepin plan failed"; }
+
+	# link_layout LAYOUT OUT [EXTRA...]
+	link_layout() {
+		_l=$1 _out=$2
+		shift 2
+		case $_l in
+		default) link "$W/build" "$_out" "$@" ;;
+		align32) link "$W/build-a32" "$_out" "$@" ;;
+		align64) link "$W/build-a64" "$_out" "$@" ;;
+		hotfirst|c3) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@" ;;
+		lld) link "$W/build" "$_out" -fuse-ld=lld \
+			-Wl,--call-graph-ordering-file="$W/lld.cg" -Wl,--no-warn-symbol-ordering "$@" ;;
+		cachepin) link "$W/build" "$_out" -Wl,-T,"$W/cachepin.lds" "$@"
+			# in perturbed builds a grown hot function may push the
+			# next one off its slot: counted, not fatal
+			if "$CACHEPIN" check "$_out" "$W/cachepin.align" > "$_out.check" 2>&1; then
+				echo 0 > "$_out.moved"
+			elif [ $# -eq 0 ]; then
+				cat "$_out.check" >&2; die "'$_out': cachepin check failed"
+			else
+				grep -c "^$_out: " "$_out.check" > "$_out.moved" || true
+			fi ;;
+		esac
+	}
+	for l in $LAYOUTS; do
+		[ $l = default ] || link_layout $l "$L/$l"
+	done
+
+	log "$p: same output from every layout"
+	(cd "$IN" && "$L/default" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.ref")
+	for l in $LAYOUTS; do
+		(cd "$IN" && "$L/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.$l")
+		cmp -s "$W/out.ref" "$W/out.$l" || die "'$p' layout '$l' prints something else"
+	done
+
+	log "$p: perturbed builds"
+	S=$W/stab
+	rm -rf "$S"
+	mkdir -p "$S"
+	nobj=$(grep -c '\.o$' "$W/build/link-inputs")
+	# the hot functions that can be grown: the ten heaviest defined in a
+	# .text.NAME section of one of the program's own objects
+	awk 'NR == FNR { if ($3 ~ /^\.text\./) o[$1] = $2; next }
+	     $1 == "f" && $4 > 0 && $3 == "-" && ($2 in o) && o[$2] !~ /\(/ { print $2, o[$2]; if (++n == 10) exit }' \
+		"$W/sections" "$W/$p.profile" > "$W/growable"
+	[ -s "$W/growable" ] || die "'$p': no hot function of its own objects to grow"
+	ngrow=$(wc -l < "$W/growable")
+	r=$(printf '%s' "$p" | cksum | cut -d' ' -f1)
+	r=$((r % 2147483646 + 1))
+	k=1
+	: > "$S/params"
+	while [ $k -le "$PERTURB" ]; do
+		r=$(rand $r); padsz=$((16 + r % 8177))
+		r=$(rand $r); padpos=$((r % (nobj + 1)))
+		r=$(rand $r); presz=$((4 + r % 4093))
+		r=$(rand $r); gi=$((1 + r % ngrow))
+		r=$(rand $r); gby=$((4 + r % 61))
+		gfn=$(sed -n "${gi}p" "$W/growable" | cut -d' ' -f1)
+		gobj=$(sed -n "${gi}p" "$W/growable" | cut -d' ' -f2)
+		echo "$k pad=$padsz@$padpos pre=$presz grow=$gfn+$gby" >> "$S/params"
+		d=$S/$k
+		mkdir -p "$d"
+		printf '\t.section .text.bench_pad,"ax",@progbits\n\t.globl bench_pad\nbench_pad:\n\t.skip %d, 0xcc\n' \
+			$padsz > "$d/pad.s"
+		printf '\t.section .text.bench_pre,"ax",@progbits\n\t.globl bench_pre\nbench_pre:\n\t.skip %d, 0xcc\n' \
+			$presz > "$d/pre.s"
+		gcc -c -o "$d/pad.o" "$d/pad.s"
+		gcc -c -o "$d/pre.o" "$d/pre.s"
+		printf 'SECTIONS\n{\n  .text.bench_pre : { *(.text.bench_pre) }\n}\nINSERT AFTER .init;\n' > "$d/pre.lds"
+		for b in $BUILDS; do
+			o=$(echo "$gobj" | sed "s|^$W/build/|$W/$b/|")
+			grow "$W/$b" "$o" "$gfn" $gby "$d/$b.grown.o"
+			awk -v pos=$padpos -v pad="$d/pad.o" -v pre="$d/pre.o" -v o="$o" -v g="$d/$b.grown.o" '
+				BEGIN { print pre }
+				/\.o$/ { if (n++ == pos) print pad }
+				$0 == o { print g; next }
+				{ print }
+				END { if (n <= pos) print pad }' "$W/$b/link-inputs" > "$W/$b/link-inputs.use"
+		done
+		for l in $LAYOUTS; do
+			link_layout $l "$d/$l" -Wl,-T,"$d/pre.lds"
+			(cd "$IN" && "$d/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$d/out.$l")
+			cmp -s "$W/out.ref" "$d/out.$l" || die "'$p' perturbed build $k of '$l' prints something else"
+		done
+		k=$((k + 1))
+	done
+	for b in $BUILDS; do
+		cp "$W/$b/link-inputs" "$W/$b/link-inputs.use"
+	done
+
+	log "$p: cachegrind"
+	CG=$W/cg
+	rm -rf "$CG"
+	mkdir -p "$CG"
+	: > "$W/jobs"
+	for l in $LAYOUTS; do
+		for s in $CACHES; do
+			cg_job "$L/$l" $s 4 "$CG/$l.$s.sa" >> "$W/jobs"
+			cg_job "$L/$l" $s $((s / 32)) "$CG/$l.$s.fa" >> "$W/jobs"
+		done
+		k=1
+		while [ $k -le "$PERTURB" ]; do
+			for s in $STAB_CACHES; do
+				cg_job "$S/$k/$l" $s 4 "$CG/$l.$s.p$k" >> "$W/jobs"
+			done
+			k=$((k + 1))
+		done
+	done
+	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
+	run_jobs "$W/jobs"
+
+	# rows: program layout cache misses fa-misses
+	for l in $LAYOUTS; do
+		for s in $CACHES; do
+			echo "$p,$l,$s,$(misses "$CG/$l.$s.sa"),$(misses "$CG/$l.$s.fa")"
+		done
+	done >> "$RESULTS/layouts.csv.tmp"
+	for l in $LAYOUTS; do
+		for s in $STAB_CACHES; do
+			k=1
+			while [ $k -le "$PERTURB" ]; do
+				echo "$p,$l,$s,$k,$(misses "$CG/$l.$s.p$k")"
+				k=$((k + 1))
+			done
+		done
+	done >> "$RESULTS/stability.csv.tmp"
+	{
+		echo "$p $(cat "$W/version" 2>/dev/null | head -1)"
+		cat "$W/profile.stats"
+		echo "text $(size -A "$L/default" | awk '$1 == ".text" { print $2 }')"
+		echo "args $prog_args_measure"
+	} > "$RESULTS/$p.info.tmp"
+}
+
+rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp"
+for p; do
+	( bench_program "$p" )
+done
+echo "program,layout,cache,misses,fa_misses" | cat - "$RESULTS/layouts.csv.tmp" > "$RESULTS/layouts.csv"
+echo "program,layout,cache,build,misses" | cat - "$RESULTS/stability.csv.tmp" > "$RESULTS/stability.csv"
+rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp"
+for p; do mv "$RESULTS/$p.info.tmp" "$RESULTS/$p.info"; done
+"$top/bench/report.sh" "$RESULTS" "$@"

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The layout benchmark's pipeline, smallest run (bench/run.sh --check): real readelf, every step, sane numbers.
+. "$(dirname "$0")/test-subr.sh"
+need_cmd perf valgrind ld.lld bear jq
+[ -r /usr/src/binutils/binutils-2.40.tar.xz ] || skip "no binutils-source"
+
+# The program's builds are kept between runs (build/bench/layout); the
+# results go to this test's directory.
+R=$testdir/results
+RESULTS=$R CACHEPIN=$top/cachepin "$top/bench/run.sh" --check readelf > bench.out 2> bench.err ||
+	{ tail -20 bench.err >&2; fail "bench/run.sh --check failed"; }
+
+csv=$R/layouts.csv
+[ -s "$csv" ] || fail "no $csv"
+# every layout measured, misses >= the fully associative reference > 0
+for l in default hotfirst c3 lld cachepin; do
+	row=$(grep "^readelf,$l,32768," "$csv") || fail "no row for layout $l"
+	m=$(echo "$row" | cut -d, -f4)
+	fa=$(echo "$row" | cut -d, -f5)
+	[ "$fa" -gt 0 ] || fail "$l: fully associative misses '$fa'"
+	[ "$m" -ge "$fa" ] || fail "$l: $m set-associative misses below the fully associative $fa"
+done
+def=$(grep '^readelf,default,32768,' "$csv" | cut -d, -f4)
+cp=$(grep '^readelf,cachepin,32768,' "$csv" | cut -d, -f4)
+# the planned layout must beat the default link on the profiled workload
+[ "$cp" -lt "$def" ] || fail "cachepin layout: $cp misses, default $def"
+# one perturbed build per layout, measured
+n=$(grep -c '^readelf,[a-z0-9]*,32768,1,[0-9][0-9]*$' "$R/stability.csv")
+[ "$n" -eq 5 ] || fail "stability rows: $n, want 5"
+grep -q '^| cachepin |' "$R/layouts.md" || fail "no cachepin row in layouts.md"
+grep -q '^## Stability' "$R/layouts.md" || fail "no stability table"
+exit 0
