@@ -74,7 +74,7 @@ for p; do
 			for (s in C) {
 				bp = ""; for (l in L) if (l != "cachepin" && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
 				cc = m["cachepin", s] - fa["cachepin", s]; pc = m[bp, s] - fa[bp, s]
-				printf "%d| %s | %dK | %d | %s | %d | %d | %d | %s |\n", s, p, s / 1024, m["cachepin", s], bp, m[bp, s], cc, pc, pc > 0 ? sprintf("%.2f", cc / pc) : "-"
+				printf "%d| %s | %dK | %d | %s | %d | %d | %d | %s |\n", s, p, s / 1024, m["cachepin", s], bp, m[bp, s], cc, pc, (pc > 0 ? sprintf("%.2f", cc / pc) : "-")
 			}
 		}' "$CSV" | sort -n | cut -d'|' -f2- | sed 's/^/|/'
 done

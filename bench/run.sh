@@ -44,7 +44,9 @@
 #   PERTURB      perturbed builds per layout (10)
 #   LAYOUTS      the layouts to compare (all of the above; --check: not
 #                align32 and align64, which need two more builds)
-#   PLAN_CACHES  cachepin plan's -c (cortex-a9-32k)
+#   PLAN_CACHES  cachepin plan's -c (32K:4:32,64K:4:32: one layout for both
+#                Cortex-A9 sizes)
+#   PROFILE_FREQ perf record -F (20000)
 #   JOBS         parallel cachegrind runs (nproc)
 #   CACHEPIN     the cachepin binary (./cachepin)
 #
@@ -62,7 +64,8 @@ case "$1" in
 esac
 CACHEPIN=${CACHEPIN:-$top/cachepin}
 JOBS=${JOBS:-$(nproc)}
-PLAN_CACHES=${PLAN_CACHES:-cortex-a9-32k}
+PLAN_CACHES=${PLAN_CACHES:-32K:4:32,64K:4:32}
+PROFILE_FREQ=${PROFILE_FREQ:-20000}
 case $mode in
 full)
 	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
@@ -98,6 +101,9 @@ BENCH_CFLAGS="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -ffunct
 # glibc must pick the same string routines when profiled as under
 # valgrind, which offers no AVX-512
 TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-EVEX
+# every run of a program gets the same environment: programs read it, and
+# its size moves the stack
+ENV="env -i PATH=/usr/bin:/bin LC_ALL=C"
 export BENCH_TOP=$top BENCH_CFLAGS JOBS
 
 die() { echo "error: $*" >&2; exit 1; }
@@ -133,54 +139,14 @@ link() {
 		{ cat "$_o.link.log" >&2; die "'$_o': link failed"; }
 }
 
-# sections MAP: "name file section" for every function-bearing input section
-# of .text in a GNU ld map (.text.NAME sections, and the global symbols of
-# plain .text sections such as libc.a members)
-sections() {
-	awk '
-	/^Linker script and memory map/ { go = 1; next }
-	!go { next }
-	/^ \.text[^ ]*$/ { pend = $1; next }
-	/^ \.text/ && NF >= 4 { sec = $1; file = $4; pend = ""; emit(); next }
-	pend != "" && /^ +0x/ && NF >= 3 { sec = pend; file = $3; pend = ""; emit(); next }
-	/^ \./ || /^\./ { sec = ""; pend = ""; next }
-	sec != "" && /^ +0x[0-9a-f]+ +[^ ]+$/ && $2 !~ /^0x/ {
-		if (!((sec, file) in named)) print $2, file, sec
-		next
-	}
-	function emit() {
-		if (sec ~ /^\.text\./ && sec !~ /^\.text\.(unlikely|hot|startup|exit)$/) {
-			n = sec; sub(/^\.text\.(unlikely\.|hot\.|startup\.)?/, "", n)
-			print n, file, sec; named[sec, file] = 1
-		}
-	}' "$1"
-}
-
-# order_lds ORDER SECTIONS > LDS: a linker script placing the input
-# sections of the functions of ORDER ("name object" lines) first, in order
-order_lds() {
-	awk 'NR == FNR { if (!($1 in f)) { f[$1] = $2; s[$1] = $3 } else dup[$1] = 1
-			 all[$1, $2] = $3; next }
-	     { file = ""; sec = ""
-	       if ($2 != "-") { for (k in all) { split(k, kk, SUBSEP)
-			if (kk[1] == $1 && index(kk[2], $2)) { file = kk[2]; sec = all[k] } } }
-	       else if ($1 in f) { file = f[$1]; sec = s[$1] }
-	       if (file == "") next
-	       spec = file "(" sec ")"
-	       if (spec in done) next
-	       done[spec] = 1
-	       sub(/\(/, ":", file); sub(/\)$/, "", file)
-	       printf "    *%s(%s)\n", file, sec }
-	     BEGIN { print "SECTIONS\n{\n  .text.hot :\n  {" }
-	     END { print "  }\n}\nINSERT BEFORE .text;" }' "$2" "$1"
-}
+. "$top/bench/lib/order.sh"
 
 # misses LOG: I1 misses from a cachegrind log
 misses() { sed -n 's/.*I1  *misses: *//p' "$1" | tr -d ,; }
 
 # cg_job BIN SIZE WAYS OUT: one cachegrind run (a line of the job list)
 cg_job() {
-	echo "cd '$IN' && valgrind --tool=cachegrind --cache-sim=yes --I1=$2,$3,32" \
+	echo "cd '$IN' && $ENV valgrind --tool=cachegrind --cache-sim=yes --I1=$2,$3,32" \
 		"--D1=32768,8,64 --LL=8388608,16,64 --cachegrind-out-file=/dev/null" \
 		"'$1' $prog_args_measure < ${prog_stdin:-/dev/null} > /dev/null 2> '$4'"
 }
@@ -247,7 +213,7 @@ bench_program() {
 
 	if [ ! -s "$W/$p.profile" ] || [ "$L/default" -nt "$W/$p.profile" ]; then
 		log "$p: profile (perf record -e cpu-clock -g)"
-		(cd "$IN" && GLIBC_TUNABLES=$TUNABLES perf record -q -e cpu-clock -F 4000 -g \
+		(cd "$IN" && $ENV GLIBC_TUNABLES=$TUNABLES perf record -q -e cpu-clock -F $PROFILE_FREQ -g \
 			-o "$W/perf.data" -- "$L/default" $prog_args_profile \
 			< ${prog_stdin:-/dev/null} > /dev/null 2> "$W/perf-record.log") ||
 			die "'$p': perf record failed (see $W/perf-record.log)"
@@ -302,9 +268,9 @@ bench_program() {
 	done
 
 	log "$p: same output from every layout"
-	(cd "$IN" && "$L/default" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.ref")
+	(cd "$IN" && $ENV "$L/default" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.ref")
 	for l in $LAYOUTS; do
-		(cd "$IN" && "$L/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.$l")
+		(cd "$IN" && $ENV "$L/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.$l")
 		cmp -s "$W/out.ref" "$W/out.$l" || die "'$p' layout '$l' prints something else"
 	done
 
@@ -354,7 +320,7 @@ bench_program() {
 		done
 		for l in $LAYOUTS; do
 			link_layout $l "$d/$l" -Wl,-T,"$d/pre.lds"
-			(cd "$IN" && "$d/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$d/out.$l")
+			(cd "$IN" && $ENV "$d/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$d/out.$l")
 			cmp -s "$W/out.ref" "$d/out.$l" || die "'$p' perturbed build $k of '$l' prints something else"
 		done
 		k=$((k + 1))

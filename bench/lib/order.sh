@@ -1,0 +1,43 @@
+# Function orders as GNU ld scripts, from a link map (sourced by bench/run.sh).
+
+# sections MAP: "name file section" for every function-bearing input section
+# of .text in a GNU ld map (.text.NAME sections, and the global symbols of
+# plain .text sections such as libc.a members)
+sections() {
+	awk '
+	/^Linker script and memory map/ { go = 1; next }
+	!go { next }
+	/^ \.text[^ ]*$/ { pend = $1; next }
+	/^ \.text/ && NF >= 4 { sec = $1; file = $4; pend = ""; emit(); next }
+	pend != "" && /^ +0x/ && NF >= 3 { sec = pend; file = $3; pend = ""; emit(); next }
+	/^ \./ || /^\./ { sec = ""; pend = ""; next }
+	sec != "" && /^ +0x[0-9a-f]+ +[^ ]+$/ && $2 !~ /^0x/ {
+		if (!((sec, file) in named)) print $2, file, sec
+		next
+	}
+	function emit() {
+		if (sec ~ /^\.text\./ && sec !~ /^\.text\.(unlikely|hot|startup|exit)$/) {
+			n = sec; sub(/^\.text\.(unlikely\.|hot\.|startup\.)?/, "", n)
+			print n, file, sec; named[sec, file] = 1
+		}
+	}' "$1"
+}
+
+# order_lds ORDER SECTIONS > LDS: a linker script placing the input
+# sections of the functions of ORDER ("name object" lines) first, in order
+order_lds() {
+	awk 'NR == FNR { if (!($1 in f)) { f[$1] = $2; s[$1] = $3 } else dup[$1] = 1
+			 all[$1, $2] = $3; next }
+	     { file = ""; sec = ""
+	       if ($2 != "-") { for (k in all) { split(k, kk, SUBSEP)
+			if (kk[1] == $1 && index(kk[2], $2)) { file = kk[2]; sec = all[k] } } }
+	       else if ($1 in f) { file = f[$1]; sec = s[$1] }
+	       if (file == "") next
+	       spec = file "(" sec ")"
+	       if (spec in done) next
+	       done[spec] = 1
+	       sub(/\(/, ":", file); sub(/\)$/, "", file)
+	       printf "    *%s(%s)\n", file, sec }
+	     BEGIN { print "SECTIONS\n{\n  .text.hot :\n  {" }
+	     END { print "  }\n}\nINSERT BEFORE .text;" }' "$2" "$1"
+}
