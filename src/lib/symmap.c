@@ -11,8 +11,10 @@
 
 struct sym {
 	char *name;
-	uint64_t addr;
+	uint64_t addr;		/* the first one seen */
 	bool dup;		/* seen at several addresses */
+	uint64_t *all;		/* every address, when dup */
+	size_t nr_all, cap_all;
 	UT_hash_handle hh;
 };
 
@@ -26,8 +28,22 @@ static int sm_add(struct cachepin_symmap *sm, const char *name, uint64_t addr)
 
 	HASH_FIND_STR(sm->h, name, s);
 	if (s) {
-		if (s->addr != addr)
+		size_t i;
+
+		if (s->addr == addr)
+			return 0;
+		if (!s->dup) {
 			s->dup = true;
+			if (GROW(s->all, s->cap_all, 1))
+				return -ENOMEM;
+			s->all[s->nr_all++] = s->addr;
+		}
+		for (i = 0; i < s->nr_all; i++)
+			if (s->all[i] == addr)
+				return 0;
+		if (GROW(s->all, s->cap_all, s->nr_all + 1))
+			return -ENOMEM;
+		s->all[s->nr_all++] = addr;
 		return 0;
 	}
 	s = calloc(1, sizeof(*s));
@@ -48,6 +64,7 @@ void cachepin_symmap__free(struct cachepin_symmap *sm)
 		return;
 	HASH_ITER(hh, sm->h, s, tmp) {
 		HASH_DEL(sm->h, s);
+		free(s->all);
 		free(s->name);
 		free(s);
 	}
@@ -63,6 +80,22 @@ int cachepin_symmap__lookup(const struct cachepin_symmap *sm, const char *name, 
 		return 1;
 	*addr = s->addr;
 	return s->dup ? 2 : 0;
+}
+
+size_t cachepin_symmap__lookup_all(const struct cachepin_symmap *sm, const char *name,
+				   const uint64_t **addrs)
+{
+	struct sym *s;
+
+	HASH_FIND_STR(sm->h, name, s);
+	if (!s)
+		return 0;
+	if (!s->dup) {
+		*addrs = &s->addr;
+		return 1;
+	}
+	*addrs = s->all;
+	return s->nr_all;
 }
 
 static int read_elf(struct cachepin_symmap *sm, const char *path, int fd)

@@ -76,8 +76,19 @@ int cmd_check(int argc, char **argv)
 			missing++;
 			continue;
 		}
-		if (r == 2 && !quiet)
-			printf("note: '%s' names several symbols; the first is checked\n", e->symbol);
+		if (r == 2) {
+			/* static functions that share a name: the one at its slot */
+			const uint64_t *all;
+			size_t n = cachepin_symmap__lookup_all(sm, e->symbol, &all), j;
+
+			for (j = 0; j < n; j++)
+				if (all[j] - start == e->off)
+					addr = all[j];
+			if (!quiet)
+				printf("note: '%s' names %zu symbols; %s\n", e->symbol, n,
+				       addr - start == e->off ? "one is at its planned offset" :
+				       "none at its planned offset, the first is reported");
+		}
 		off = addr - start;
 		set_now = (uint32_t)((addr / al->line) % al->sets);
 		if (off == e->off && (!have_start || set_now == e->first_set)) {
