@@ -63,7 +63,8 @@ done
 echo
 echo "## Summary"
 echo
-echo "cachepin against the best of the other layouts (conflict = misses - FA):"
+echo "cachepin (the plan for both sizes) against the best of the layouts that are not"
+echo "cachepin's (conflict = misses - FA):"
 echo
 echo "| program | cache | cachepin misses | best peer | its misses | cachepin conflict | peer conflict | conflict ratio |"
 echo "|---|---:|---:|---|---:|---:|---:|---:|"
@@ -72,7 +73,7 @@ for p; do
 		NR > 1 && $1 == p { m[$2, $3] = $4; fa[$2, $3] = $5; L[$2] = 1; C[$3] = 1 }
 		END {
 			for (s in C) {
-				bp = ""; for (l in L) if (l != "cachepin" && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
+				bp = ""; for (l in L) if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
 				cc = m["cachepin", s] - fa["cachepin", s]; pc = m[bp, s] - fa[bp, s]
 				printf "%d| %s | %dK | %d | %s | %d | %d | %d | %s |\n", s, p, s / 1024, m["cachepin", s], bp, m[bp, s], cc, pc, (pc > 0 ? sprintf("%.2f", cc / pc) : "-")
 			}
@@ -111,6 +112,10 @@ for p; do
 			}
 		}' "$STAB"
 done
+echo
+for p; do
+	awk -v p="$p" '$1 == "moved" { printf "%s, %s: cachepin check of the %d perturbed builds: %d hot units off their planned offsets (in %d builds).\n", p, $2, $5, $3, $4 }' "$R/$p.info"
+done
 } > "$R/layouts.md.tmp"
 mv "$R/layouts.md.tmp" "$R/layouts.md"
 
@@ -134,7 +139,7 @@ if command -v gnuplot > /dev/null; then
 		echo "set key outside right top; set ylabel 'I1 misses / fully associative'"
 		for s in $caches; do
 			echo "set title 'L1I $(ksize $s), 4 ways, 32 B lines (lower is better; 1 = no conflict misses)'"
-			echo "plot for [i=2:8] '$R/plot.$s.dat' using i:xtic(1) title columnhead"
+			echo "plot for [i=2:$(($(head -1 "$R/plot.$s.dat" | wc -w)))] '$R/plot.$s.dat' using i:xtic(1) title columnhead"
 		done
 		echo "unset multiplot"
 	} > "$R/plot.gp"

@@ -15,7 +15,8 @@
 #   hotfirst   profiled functions first, by samples per byte
 #   c3         call-chain clustering (Ottoni and Maher, CGO 2017; bench/c3.c)
 #   lld        ld.lld --call-graph-ordering-file from the same profile
-#   cachepin   cachepin plan for $PLAN_CACHES
+#   cachepin   cachepin plan for $PLAN_CACHES (both Cortex-A9 sizes)
+#   cachepin64 cachepin plan for 64K:4:32 alone
 #
 # and counts I1 misses of a shorter run of the same workload under
 # valgrind --tool=cachegrind for every size in $CACHES, 4 ways, 32-byte
@@ -92,7 +93,7 @@ check)
 	[ $# -eq 0 ] && set -- readelf
 	;;
 esac
-LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin}
+LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin cachepin64}
 BUILDS=build
 case " $LAYOUTS " in *" align32 "*) BUILDS="$BUILDS build-a32" ;; esac
 case " $LAYOUTS " in *" align64 "*) BUILDS="$BUILDS build-a64" ;; esac
@@ -236,9 +237,16 @@ bench_program() {
 	awk '$1 == "e" && $8 ~ /d/ && $2 != $4 { w[$2 " " $4] += $7 / 1000 }
 		END { for (k in w) printf "%s %d\n", k, w[k] }' "$W/$p.profile" |
 		sort > "$W/lld.cg"
-	"$CACHEPIN" plan --map "$L/default.map" -c "$PLAN_CACHES" --standalone \
-		-o "$W/cachepin.lds" "$L/default" "$W/$p.profile" > "$W/cachepin.plan.txt" 2>&1 ||
-		{ cat "$W/cachepin.plan.txt" >&2; die "'$p': cachepin plan failed"; }
+	for l in $LAYOUTS; do
+		case $l in
+		cachepin) c=$PLAN_CACHES ;;
+		cachepin64) c=64K:4:32 ;;
+		*) continue ;;
+		esac
+		"$CACHEPIN" plan --map "$L/default.map" -c "$c" --standalone \
+			-o "$W/$l.lds" "$L/default" "$W/$p.profile" > "$W/$l.plan.txt" 2>&1 ||
+			{ cat "$W/$l.plan.txt" >&2; die "'$p': cachepin plan failed"; }
+	done
 
 	# link_layout LAYOUT OUT [EXTRA...]
 	link_layout() {
@@ -251,10 +259,10 @@ bench_program() {
 		hotfirst|c3) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@" ;;
 		lld) link "$W/build" "$_out" -fuse-ld=lld \
 			-Wl,--call-graph-ordering-file="$W/lld.cg" -Wl,--no-warn-symbol-ordering "$@" ;;
-		cachepin) link "$W/build" "$_out" -Wl,-T,"$W/cachepin.lds" "$@"
+		cachepin*) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@"
 			# in perturbed builds a grown hot function may push the
 			# next one off its slot: counted, not fatal
-			if "$CACHEPIN" check "$_out" "$W/cachepin.align" > "$_out.check" 2>&1; then
+			if "$CACHEPIN" check "$_out" "$W/$_l.align" > "$_out.check" 2>&1; then
 				echo 0 > "$_out.moved"
 			elif [ $# -eq 0 ]; then
 				cat "$_out.check" >&2; die "'$_out': cachepin check failed"
@@ -370,6 +378,10 @@ bench_program() {
 		cat "$W/profile.stats"
 		echo "text $(size -A "$L/default" | awk '$1 == ".text" { print $2 }')"
 		echo "args $prog_args_measure"
+		for l in $LAYOUTS; do
+			case $l in cachepin*) ;; *) continue ;; esac
+			echo "moved $l $(cat "$S"/*/$l.moved | awk '{ s += $1; if ($1 > 0) b++ } END { printf "%d %d", s, b }') $PERTURB"
+		done
 	} > "$RESULTS/$p.info.tmp"
 }
 
