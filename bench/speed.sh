@@ -224,7 +224,7 @@ row "cachepin plan --map vmlinux.map -c $CACHE -o plan.lds vmlinux $(basename "$
 {
 	echo "# Tool speed and memory"
 	echo
-	echo "$("$CACHEPIN" version), $(perf --version), Linux $(uname -r) $(uname -m)," \
+	echo "$("$CACHEPIN" version), $(perf --version), $(uname -s) $(uname -m)," \
 		"$(getconf _NPROCESSORS_ONLN) CPUs; wall time from date +%N around GNU time, which gives the peak RSS," \
 		"median of $RUNS runs (perf script and cachepin profile alternate in each round)."
 	echo
