@@ -129,6 +129,8 @@ install: $(BIN)
 	for m in $(MANS); do case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/; done
 	cp -R examples/. $(DESTDIR)$(DATADIR)/examples/
+	$(INSTALL) -d $(DESTDIR)$(DATADIR)/kbuild
+	cp -R contrib/kbuild/. $(DESTDIR)$(DATADIR)/kbuild/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/$(BIN)

@@ -45,7 +45,7 @@ int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
 /* ---- the alignment file, read back (cachepin check) ---- */
 
 struct cachepin_align_entry {
-	char *symbol, *object, *section;
+	char *symbol, *object, *section;	/* symbol NULL: a fill unit without one */
 	uint64_t off, align;
 	uint32_t first_set;
 	bool hot;

@@ -339,7 +339,8 @@ struct cachepin_align *cachepin_align__read(const char *path)
 			off = strtoull(f[4], &end1, 0);
 			al = strtoull(f[5], &end2, 0);
 			fs = (unsigned int)strtoul(f[6], &end3, 0);
-			if (*end1 || *end2 || *end3 || !strcmp(f[1], "-")) {
+			/* a fill unit may have no symbol (an assembly object's fixup code) */
+			if (*end1 || *end2 || *end3 || (!strcmp(f[1], "-") && !strcmp(f[0], "hot"))) {
 				what = "bad unit line (kind symbol object section offset align first-set hot-lines sets)";
 				goto bad;
 			}
@@ -348,7 +349,7 @@ struct cachepin_align *cachepin_align__read(const char *path)
 				goto fail;
 			}
 			e = &a->e[a->nr++];
-			e->symbol = strdup(f[1]);
+			e->symbol = strcmp(f[1], "-") ? strdup(f[1]) : NULL;
 			e->object = strcmp(f[2], "-") ? strdup(f[2]) : NULL;
 			e->section = strdup(f[3]);
 			e->off = off;
