@@ -126,6 +126,7 @@ hdr-check:
 install: $(BIN)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/examples
 	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/$(BIN)
+	$(INSTALL) -m 755 contrib/kbuild/cachepin-kbuild $(DESTDIR)$(BINDIR)/cachepin-kbuild
 	for m in $(MANS); do case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/; done
 	cp -R examples/. $(DESTDIR)$(DATADIR)/examples/
@@ -133,7 +134,7 @@ install: $(BIN)
 	cp -R contrib/kbuild/. $(DESTDIR)$(DATADIR)/kbuild/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/$(BIN)
+	rm -f $(DESTDIR)$(BINDIR)/$(BIN) $(DESTDIR)$(BINDIR)/cachepin-kbuild
 	for m in $(MANS); do case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		rm -f $(DESTDIR)$(MANDIR)/$$d/$${m#man/}; done
 	rm -rf $(DESTDIR)$(DATADIR)

@@ -10,6 +10,7 @@ for m in "$top"/man/*.1; do [ -f "$r/share/man/man1/$(basename "$m")" ] || fail 
 for m in "$top"/man/*.5; do [ -f "$r/share/man/man5/$(basename "$m")" ] || fail "$(basename "$m") not installed"; done
 [ -f "$r/share/cachepin/examples/natsim/natsim.profile" ] || fail "examples not installed"
 [ -f "$r/share/cachepin/kbuild/linux-6.1-text-layout.patch" ] || fail "kbuild hook not installed"
+[ -x "$r/bin/cachepin-kbuild" ] || fail "cachepin-kbuild not installed"
 make -s -C "$top" uninstall DESTDIR="$testdir/root" PREFIX=/usr > uninstall.log 2>&1 || fail "make uninstall failed"
 left=$(find "$testdir/root" -type f | wc -l)
 [ "$left" = 0 ] || fail "uninstall left $left files"

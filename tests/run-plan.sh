@@ -31,6 +31,11 @@ roundtrip() {
 	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.again.lds $tag hot.txt 2>/dev/null
 	cmp -s $tag.lds $tag.again.lds && cmp -s $tag.align $tag.again.align ||
 		fail "$tag: plan is not reproducible"
+	# short options mean the same as the long ones
+	$CACHEPIN plan -m $tag.map -c $cache --standalone -o $tag.short.lds -a $tag.short.al $tag hot.txt 2>/dev/null ||
+		fail "$tag: plan with short options failed"
+	cmp -s $tag.lds $tag.short.lds && cmp -s $tag.align $tag.short.al ||
+		fail "$tag: short options gave another plan"
 }
 
 roundtrip arm-linux-gnueabihf-gcc arm cortex-a9-32k -marm

@@ -127,6 +127,12 @@ int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 			tool_usage(cmd, stderr);
 			exit(EXIT_USAGE);
 		}
+		/* a short option whose id is not its letter */
+		for (o = cmd->opts; o && o->name; o++)
+			if (o->short_name && o->short_name == c && o->id != c) {
+				c = o->id;
+				break;
+			}
 		err = on_opt(c, optarg, ctx);
 		if (err)
 			exit(err > 0 ? err : 1);
