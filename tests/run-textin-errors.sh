@@ -36,9 +36,14 @@ expect_fail "'brokenrep.txt':$line: expected 'NAME \[WEIGHT\]'" "$dump" -f hotli
 # ... as a forced wrong format
 expect_fail "'rep.txt':[0-9]*: " "$dump" -f folded rep.txt
 
-# output cut off in the middle of a line still parses up to there
-size=$(wc -c < chain.txt)
-head -c $((size / 2)) chain.txt > cut.txt
+# output cut off in the middle of a line still parses up to there: the
+# cut falls inside a frame line (not a sample's first) past the middle
+half=$(($(wc -l < chain.txt) / 2))
+n=$(awk -v h=$half 'NR > h && /^\t/ && prev ~ /^\t/ { print NR; exit } { prev = $0 }' chain.txt)
+[ -n "$n" ] || fail "no frame line to cut in"
+head -n $((n - 1)) chain.txt > cut.txt
+sed -n "${n}p" chain.txt | head -c 6 >> cut.txt
+[ "$(tail -c 1 cut.txt | od -An -c | tr -d ' ')" != '\n' ] || fail "cut.txt ends with a newline"
 "$dump" cut.txt > cut.dump || fail "truncated perf script output refused"
 ncut=$(grep -vc '^#' cut.dump)
 nall=$(grep -c ' cpu-clock: ' cut.txt)
