@@ -54,7 +54,8 @@ LIB_OBJS := $(LIB_SRCS:src/%.c=build/%.o)
 TOOL_OBJS := $(TOOL_SRCS:src/%.c=build/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/unit/%)
 TTOOL_BINS := $(TTOOL_SRCS:tests/tools/%.c=build/tests/tools/%)
-DEPS := $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TTOOL_BINS:=.d)
+BENCH_BINS := build/bench/c3
+DEPS := $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TTOOL_BINS:=.d) $(BENCH_BINS:=.d)
 
 LIB := build/libcachepin.a
 BIN := cachepin
@@ -88,7 +89,12 @@ build/tests/tools/%: tests/tools/%.c $(LIB)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
 
-test-progs: $(BIN) $(UNIT_BINS) $(TTOOL_BINS)
+build/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
+
+test-progs: $(BIN) $(UNIT_BINS) $(TTOOL_BINS) $(BENCH_BINS)
 
 # The README's test command.  Installs what the tests need (Debian), then
 # runs the unit tests and every tests/run-*.sh.
@@ -106,13 +112,13 @@ demo:
 # Layout quality, stability and tool speed against the alternatives
 # (bench/): about 60 minutes; results in bench/results.  bench-quick: one
 # program, one cache size, a few minutes.
-bench: $(BIN) $(TTOOL_BINS)
+bench: $(BIN) $(TTOOL_BINS) $(BENCH_BINS)
 	$(Q)scripts/install-deps --bench
 	$(Q)bench/run.sh
 	$(Q)bench/speed.sh
 	$(Q)bench/synth.sh
 
-bench-quick: $(BIN)
+bench-quick: $(BIN) $(BENCH_BINS)
 	$(Q)scripts/install-deps --bench
 	$(Q)bench/run.sh --quick
 

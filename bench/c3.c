@@ -7,8 +7,9 @@
  *
  *   c3 [-l LIMIT] [-d DEGRADE] PROFILE > ORDER
  *
- * Reads a cachepin profile (cachepin-profile(5): f and e lines) and prints
- * the functions in C3 order, one "name object" per line.
+ * Reads a cachepin profile (cachepin-profile(5), with libcachepin's
+ * reader) and prints the functions in C3 order, one "name object" per
+ * line.
  *
  * The algorithm: every function with samples starts as its own cluster.
  * Functions are visited in decreasing order of hotness (self weight); a
@@ -19,14 +20,14 @@
  * times (lld's guard, default 8; 0 turns it off).  Clusters are then
  * sorted by density (weight / size), densest first.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cachepin/profile.h"
 
 struct func {
-	char *name, *obj;
+	const char *name, *obj;
 	double weight;
 	unsigned long size;
 	int best_pred;		/* heaviest caller, -1 if none */
@@ -40,17 +41,7 @@ struct func {
 };
 
 static struct func *funcs;
-static int nfuncs, cap;
-
-static int find(const char *name, const char *obj)
-{
-	int i;
-
-	for (i = 0; i < nfuncs; i++)
-		if (!strcmp(funcs[i].name, name) && !strcmp(funcs[i].obj, obj))
-			return i;
-	return -1;
-}
+static int nfuncs;
 
 static int by_hotness(const void *a, const void *b)
 {
@@ -80,10 +71,9 @@ int main(int argc, char **argv)
 {
 	unsigned long limit = 4096;
 	double degrade = 8;
-	char line[8192], a[4096], b[4096], c[4096], d[4096], site[64], flags[16];
+	struct cachepin_profile *prof;
 	struct func **order;
-	int i, n, opt;
-	FILE *f;
+	int i, n, opt, *slot;
 
 	while ((opt = getopt(argc, argv, "l:d:")) != -1) {
 		if (opt == 'l')
@@ -95,47 +85,37 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		goto usage;
-	f = fopen(argv[optind], "r");
-	if (!f) {
-		fprintf(stderr, "error: '%s': %s\n", argv[optind], strerror(errno));
+	prof = cachepin_profile__read(argv[optind]);
+	if (!prof)
+		return 1;	/* the reader said why */
+	/* functions with samples of their own; slot: profile index -> ours */
+	funcs = calloc(prof->nr_funcs + 1, sizeof(*funcs));
+	slot = malloc((prof->nr_funcs + 1) * sizeof(*slot));
+	if (!funcs || !slot)
 		return 1;
+	for (i = 0; i < (int)prof->nr_funcs; i++) {
+		const struct cachepin_pfunc *pf = &prof->funcs[i];
+		unsigned long size = pf->size ? pf->size : 1;
+
+		slot[i] = -1;
+		if (pf->weight <= 0)
+			continue;
+		funcs[nfuncs] = (struct func){ pf->name, pf->object ? pf->object : "-",
+			pf->weight, size, -1, 0, nfuncs, -1, nfuncs, pf->weight, size, 0 };
+		slot[i] = nfuncs++;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		double w;
-		unsigned long samples, size;
-		double incl;
+	/* each function's heaviest caller, from the callchain edges */
+	for (i = 0; i < (int)prof->nr_edges; i++) {
+		const struct cachepin_pedge *e = &prof->edges[i];
+		int from = slot[e->caller], to = slot[e->callee];
 
-		if (sscanf(line, "f %4095s %4095s %lf %lu %lf %lu", a, b, &w,
-			   &samples, &incl, &size) == 6) {
-			if (w <= 0)
-				continue;
-			if (nfuncs == cap) {
-				cap = cap ? 2 * cap : 1024;
-				funcs = realloc(funcs, cap * sizeof(*funcs));
-				if (!funcs)
-					return 1;
-			}
-			funcs[nfuncs] = (struct func){ strdup(a), strdup(b), w,
-				size ? size : 1, -1, 0, nfuncs, -1, nfuncs, w,
-				size ? size : 1, 0 };
-			nfuncs++;
-		} else if (sscanf(line, "e %4095s %4095s %4095s %4095s %63s %lf %15s",
-				  a, b, c, d, site, &w, flags) == 7) {
-			int from, to;
-
-			if (!strchr(flags, 'd'))
-				continue;
-			from = find(a, b);
-			to = find(c, d);
-			if (from < 0 || to < 0 || from == to)
-				continue;
-			if (w > funcs[to].best_w) {
-				funcs[to].best_w = w;
-				funcs[to].best_pred = from;
-			}
+		if (!(e->flags & CACHEPIN_PEDGE_DYNAMIC) || from < 0 || to < 0 || from == to)
+			continue;
+		if (e->weight > funcs[to].best_w) {
+			funcs[to].best_w = e->weight;
+			funcs[to].best_pred = from;
 		}
 	}
-	fclose(f);
 
 	order = calloc(nfuncs ? nfuncs : 1, sizeof(*order));
 	if (!order)

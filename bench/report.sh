@@ -14,6 +14,26 @@ STAB=$R/stability.csv
 [ -r "$CSV" ] || { echo "error: '$CSV': not readable" >&2; echo "hint: run bench/run.sh" >&2; exit 1; }
 
 ksize() { echo "$(($1 / 1024))K"; }
+# table_head "LEAD COLUMNS" "SIZES" FIRST OTHER...: a Markdown table head,
+# the columns FIRST (after the size) and OTHER... repeated for each size
+table_head() {
+	_lead=$1 _sizes=$2 _first=$3
+	shift 3
+	printf '|'
+	for _c in $_lead; do printf ' %s |' "$_c"; done
+	for _s in $_sizes; do
+		printf ' %s %s |' "$(ksize $_s)" "$_first"
+		for _c; do printf ' %s |' "$_c"; done
+	done
+	echo
+	printf '|'
+	for _c in $_lead; do printf -- '---|'; done
+	for _s in $_sizes; do
+		printf -- '---:|'
+		for _c; do printf -- '---:|'; done
+	done
+	echo
+}
 caches=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$CSV" | sort -n)
 stabc=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$STAB" | sort -n)
 
@@ -34,12 +54,7 @@ for p; do
 	       else if ($1 == "args") { $1 = ""; printf "Measured run: `%s`.\n", substr($0, 2) }
 	       else if (NR == 1 && NF > 1) { v = $0; sub(/^[^ ]* /, "", v); printf "Version: %s. ", v } }' "$R/$p.info"
 	echo
-	printf '| layout |'
-	for s in $caches; do printf ' %s misses | FA | x FA | conflict |' "$(ksize $s)"; done
-	echo
-	printf '|---|'
-	for s in $caches; do printf -- '---:|---:|---:|---:|'; done
-	echo
+	table_head layout "$caches" misses FA "x FA" conflict
 	awk -F, -v p="$p" -v caches="$caches" '
 		NR > 1 && $1 == p { m[$2, $3] = $4; fa[$2, $3] = $5; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
 		END {
@@ -88,12 +103,7 @@ echo "size at a random place in the link order, the code before the hot block"
 echo "grown, one hot function grown by 4 to 64 bytes; the same perturbations for"
 echo "every layout).  spread = (max - min) / median."
 echo
-printf '| program | layout |'
-for s in $stabc; do printf ' %s min | median | max | spread |' "$(ksize $s)"; done
-echo
-printf '|---|---|'
-for s in $stabc; do printf -- '---:|---:|---:|---:|'; done
-echo
+table_head "program layout" "$stabc" min median max spread
 for p; do
 	awk -F, -v p="$p" -v caches="$stabc" '
 		NR > 1 && $1 == p { v[$2, $3, ++k[$2, $3]] = $5; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }

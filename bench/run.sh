@@ -67,29 +67,22 @@ CACHEPIN=${CACHEPIN:-$top/cachepin}
 JOBS=${JOBS:-$(nproc)}
 PLAN_CACHES=${PLAN_CACHES:-32K:4:32,64K:4:32}
 PROFILE_FREQ=${PROFILE_FREQ:-20000}
+BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
 case $mode in
 full)
-	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
 	RESULTS=${RESULTS:-$top/bench/results}
 	CACHES=${CACHES:-16384 32768 65536}
 	STAB_CACHES=${STAB_CACHES:-32768 65536}
 	PERTURB=${PERTURB:-10}
 	;;
-quick)
-	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
-	RESULTS=${RESULTS:-$top/build/bench/quick}
+*)
+	RESULTS=${RESULTS:-$top/build/bench/$mode}
 	CACHES=${CACHES:-32768}
 	STAB_CACHES=${STAB_CACHES:-32768}
-	PERTURB=${PERTURB:-3}
-	[ $# -eq 0 ] && set -- readelf
-	;;
-check)
-	BENCH_WORK=${BENCH_WORK:-$top/build/bench/layout}
-	RESULTS=${RESULTS:-$top/build/bench/check}
-	CACHES=${CACHES:-32768}
-	STAB_CACHES=${STAB_CACHES:-32768}
-	PERTURB=${PERTURB:-1}
-	LAYOUTS=${LAYOUTS:-default hotfirst c3 lld cachepin}
+	case $mode in
+	quick) PERTURB=${PERTURB:-3} ;;
+	check) PERTURB=${PERTURB:-1} LAYOUTS=${LAYOUTS:-default hotfirst c3 lld cachepin} ;;
+	esac
 	[ $# -eq 0 ] && set -- readelf
 	;;
 esac
@@ -108,6 +101,17 @@ ENV="env -i PATH=/usr/bin:/bin LC_ALL=C"
 export BENCH_TOP=$top BENCH_CFLAGS JOBS
 
 die() { echo "error: $*" >&2; exit 1; }
+# bench_repeat N WORD...: the words N times (for recipes' profile runs)
+bench_repeat() {
+	_n=$1
+	shift
+	_r=
+	while [ "$_n" -gt 0 ]; do
+		_r="$_r $*"
+		_n=$((_n - 1))
+	done
+	echo "${_r# }"
+}
 log() { echo "bench: $*" >&2; }
 
 for c in gcc ld.lld perf valgrind bear jq awk sort xz; do
@@ -122,16 +126,14 @@ for p; do
 	[ -f "$top/bench/programs/$p.sh" ] || die "'bench/programs/$p.sh': no such recipe"
 done
 
-mkdir -p "$BENCH_WORK/tools" "$RESULTS"
-C3=$BENCH_WORK/tools/c3
-if [ ! -x "$C3" ] || [ "$top/bench/c3.c" -nt "$C3" ]; then
-	gcc -O2 -Wall -o "$C3" "$top/bench/c3.c"
-fi
+mkdir -p "$BENCH_WORK" "$RESULTS"
+C3=$top/build/bench/c3
+[ -x "$C3" ] || { echo "error: '$C3' not built" >&2; echo "hint: run make test-progs" >&2; exit 1; }
 
 # rand STATE: Park-Miller minimal standard generator, exact in awk's doubles
 rand() { awk -v x="$1" 'BEGIN { printf "%d\n", (x * 16807) % 2147483647 }'; }
 
-# link W BUILD OUT [FLAGS...]: the final link of the objects of BUILD
+# link BUILD OUT [FLAGS...]: the final link of the objects of BUILD
 link() {
 	_b=$1 _o=$2
 	shift 2
@@ -183,6 +185,14 @@ grow() {
 		{ print }
 		END { if (!done) exit 1 }' "$_out.s" > "$_out.grown.s" || die "'$_fn': no .size in $_out.s"
 	gcc -c -o "$_out" "$_out.grown.s"
+}
+
+# skip_obj NAME BYTES BASE: BASE.o, whose section .text.NAME holds BYTES
+# never-executed bytes (an unrelated change to the link)
+skip_obj() {
+	printf '\t.section .text.%s,"ax",@progbits\n\t.globl %s\n%s:\n\t.skip %d, 0xcc\n' \
+		$1 $1 $1 $2 > "$3.s"
+	gcc -c -o "$3.o" "$3.s"
 }
 
 bench_program() {
@@ -309,12 +319,8 @@ bench_program() {
 		echo "$k pad=$padsz@$padpos pre=$presz grow=$gfn+$gby" >> "$S/params"
 		d=$S/$k
 		mkdir -p "$d"
-		printf '\t.section .text.bench_pad,"ax",@progbits\n\t.globl bench_pad\nbench_pad:\n\t.skip %d, 0xcc\n' \
-			$padsz > "$d/pad.s"
-		printf '\t.section .text.bench_pre,"ax",@progbits\n\t.globl bench_pre\nbench_pre:\n\t.skip %d, 0xcc\n' \
-			$presz > "$d/pre.s"
-		gcc -c -o "$d/pad.o" "$d/pad.s"
-		gcc -c -o "$d/pre.o" "$d/pre.s"
+		skip_obj bench_pad $padsz "$d/pad"
+		skip_obj bench_pre $presz "$d/pre"
 		printf 'SECTIONS\n{\n  .text.bench_pre : { *(.text.bench_pre) }\n}\nINSERT AFTER .init;\n' > "$d/pre.lds"
 		for b in $BUILDS; do
 			o=$(echo "$gobj" | sed "s|^$W/build/|$W/$b/|")

@@ -56,11 +56,5 @@ prog_input()
 }
 
 prog_args_measure="-a -W --debug-dump=info,abbrev,line,frames,aranges,str,loc,Ranges regex.o hashtab.o floatformat.o"
-prog_args_profile="-a -W --debug-dump=info,abbrev,line,frames,aranges,str,loc,Ranges"
 # 400 rounds: about 7 s, 140,000 samples at perf record -F 20000
-_i=0
-while [ $_i -lt 400 ]; do
-	prog_args_profile="$prog_args_profile regex.o hashtab.o floatformat.o"
-	_i=$((_i + 1))
-done
-unset _i
+prog_args_profile="-a -W --debug-dump=info,abbrev,line,frames,aranges,str,loc,Ranges $(bench_repeat 400 regex.o hashtab.o floatformat.o)"

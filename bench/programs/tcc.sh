@@ -62,10 +62,4 @@ prog_input() {
 }
 
 prog_args_measure="-Btcclib -DONE_SOURCE=0 -c src/tccgen.c -o /proc/self/fd/1"
-prog_args_profile="-Btcclib -DONE_SOURCE=0 -c"
-_i=0
-while [ $_i -lt 240 ]; do
-	prog_args_profile="$prog_args_profile src/tccgen.c"
-	_i=$((_i + 1))
-done
-unset _i
+prog_args_profile="-Btcclib -DONE_SOURCE=0 -c $(bench_repeat 240 src/tccgen.c)"

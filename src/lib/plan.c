@@ -445,10 +445,26 @@ static uint64_t total_miss(const struct geo *g)
 	return t;
 }
 
+/* Add SIGN times the headroom term of the touched sets of every geometry to *DELTA. */
+static void headroom_term(const struct planner *pl, double *delta, int sign)
+{
+	size_t gi;
+	uint32_t i;
+
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		const struct geo *g = &pl->geo[gi];
+
+		for (i = 0; i < g->ntouched; i++)
+			*delta += sign * HEADROOM_EXACT * g->scale *
+				  full_f(g->cnt[g->sets[i]], g->rate[g->sets[i]], g->c->ways);
+	}
+}
+
 /*
  * Try moving H to NEWOFF: exact delta over the touched sets of every
- * geometry.  Keeps the move if it lowers the objective (or, with TEMP,
- * by the annealing rule).
+ * geometry, plus the headroom term.  Keeps the move (with the greedy
+ * proxy's counts) if it lowers the objective (or, with TEMP, by the
+ * annealing rule); otherwise puts everything back.
  */
 static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double temp,
 		    bool *taken)
@@ -468,24 +484,10 @@ static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double
 		touched_sets(pl, g, h, newoff);
 	}
 	/* the headroom term: full sets before and after the move */
-	for (gi = 0; gi < pl->nr_geo; gi++) {
-		struct geo *g = &pl->geo[gi];
-
-		for (i = 0; i < g->ntouched; i++)
-			delta -= HEADROOM_EXACT * g->scale *
-				 full_f(g->cnt[g->sets[i]], g->rate[g->sets[i]], g->c->ways);
-	}
+	headroom_term(pl, &delta, -1);
 	proxy_cost(pl, h, oldoff, true, -1);
 	proxy_cost(pl, h, newoff, true, +1);
-	for (gi = 0; gi < pl->nr_geo; gi++) {
-		struct geo *g = &pl->geo[gi];
-
-		for (i = 0; i < g->ntouched; i++)
-			delta += HEADROOM_EXACT * g->scale *
-				 full_f(g->cnt[g->sets[i]], g->rate[g->sets[i]], g->c->ways);
-	}
-	proxy_cost(pl, h, newoff, true, -1);
-	proxy_cost(pl, h, oldoff, true, +1);
+	headroom_term(pl, &delta, +1);
 	unplace(pl, h);
 	if ((err = place(pl, h, newoff)))
 		return err;
@@ -515,6 +517,8 @@ static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double
 		*taken = true;
 		return 0;
 	}
+	proxy_cost(pl, h, newoff, true, -1);
+	proxy_cost(pl, h, oldoff, true, +1);
 	unplace(pl, h);
 	return place(pl, h, oldoff);
 }
@@ -1013,16 +1017,8 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		if (it_no < iters / 4)
 			temp = 2.0 * pl.geo[0].scale * (1.0 - (double)it_no / (iters / 4));
 		plan->moves_simulated++;
-		{
-			uint64_t oldoff = (uint64_t)h->off;
-
-			if ((err = try_move(&pl, h, (uint64_t)slot, temp, &taken)))
-				goto out;
-			if (taken) {
-				proxy_cost(&pl, h, oldoff, true, -1);
-				proxy_cost(&pl, h, (uint64_t)slot, true, +1);
-			}
-		}
+		if ((err = try_move(&pl, h, (uint64_t)slot, temp, &taken)))
+			goto out;
 		plan->moves_taken += taken;
 	}
 	/*
@@ -1082,17 +1078,14 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		}
 		proxy_cost(&pl, h, (uint64_t)h->off, true, +1);
 		for (j = 0; j < 3 && best_cost[j] < INFINITY; j++) {
-			uint64_t oldoff = (uint64_t)h->off;
 			bool taken;
 
-			if (best_off[j] == oldoff)
+			if (best_off[j] == (uint64_t)h->off)
 				continue;
 			plan->moves_simulated++;
 			if ((err = try_move(&pl, h, best_off[j], 0, &taken)))
 				goto out;
 			if (taken) {
-				proxy_cost(&pl, h, oldoff, true, -1);
-				proxy_cost(&pl, h, best_off[j], true, +1);
 				plan->moves_taken++;
 				break;
 			}
