@@ -277,7 +277,7 @@ bench_program() {
 			elif [ $# -eq 0 ]; then
 				cat "$_out.check" >&2; die "'$_out': cachepin check failed"
 			else
-				grep -c "^$_out: " "$_out.check" > "$_out.moved" || true
+				grep -c "^moved: hot " "$_out.check" > "$_out.moved" || true
 			fi ;;
 		esac
 	}
