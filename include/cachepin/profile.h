@@ -75,6 +75,14 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
 				     uint64_t runtime_addr);
 int cachepin_pbuild__add(void *pb, const struct cachepin_sample *s);
+/*
+ * Add N samples that share S's callchain (S->frames[1..]); sample k hit
+ * S->frames[0].ip + LEAF_OFF[k].  The same as N calls of
+ * cachepin_pbuild__add(), in one walk of the chain per leaf function
+ * (the blocks of an instruction trace).  Returns 0 or -ENOMEM.
+ */
+int cachepin_pbuild__add_leaves(void *pb, const struct cachepin_sample *s,
+				const uint32_t *leaf_off, size_t n);
 /* Finish: returns the profile (caller frees) and frees the builder. */
 struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb);
 

@@ -184,29 +184,16 @@ static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool
 	return 0;
 }
 
-int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
+/* The callchain of a sample whose leaf resolved to FI, with weight W. */
+static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample *s, long fi,
+			double w)
 {
-	struct cachepin_pbuild *pb = ctx;
-	long prev = -1, fi;
+	long prev;
 	uint64_t off;
 	bool has_off;
-	double w = (double)s->period;
 	uint32_t i;
 
-	pb->nr_samples++;
-	pb->period_sum += w;
 	pb->serial++;
-	if (!pb->event && s->event)
-		pb->event = strdup(s->event);
-	if (!s->nr)
-		return 0;
-	fi = pb_resolve(pb, &s->frames[0], 0, &off, &has_off);
-	if (fi < 0)
-		return 0;
-	pb->nr_matched++;
-	pb->matched_weight += w;
-	if (pb_add_weight(pb, fi, off, has_off, w))
-		return pb->err = -ENOMEM;
 	pb->f[fi].incl += w;
 	pb->f[fi].seen = pb->serial;
 	prev = fi;
@@ -246,6 +233,52 @@ int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
 		prev = fi;
 	}
 	return 0;
+}
+
+int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
+{
+	static const uint32_t zero;
+
+	return cachepin_pbuild__add_leaves(ctx, s, &zero, 1);
+}
+
+int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
+				const uint32_t *leaf_off, size_t n)
+{
+	struct cachepin_pbuild *pb = ctx;
+	struct cachepin_frame leaf;
+	double w = (double)s->period, gw = 0;
+	long fi, gfi = -1;
+	uint64_t off;
+	bool has_off;
+	size_t k;
+	int err;
+
+	pb->nr_samples += n;
+	pb->period_sum += w * (double)n;
+	if (!pb->event && s->event)
+		pb->event = strdup(s->event);
+	if (!s->nr)
+		return 0;
+	leaf = s->frames[0];
+	for (k = 0; k < n; k++) {
+		leaf.ip = s->frames[0].ip + leaf_off[k];
+		fi = pb_resolve(pb, &leaf, 0, &off, &has_off);
+		if (fi < 0)
+			continue;
+		pb->nr_matched++;
+		pb->matched_weight += w;
+		if (pb_add_weight(pb, fi, off, has_off, w))
+			return pb->err = -ENOMEM;
+		/* leaves in one function share the rest of the chain */
+		if (fi != gfi && gfi >= 0 && (err = pb_add_chain(pb, s, gfi, gw)))
+			return err;
+		if (fi != gfi)
+			gw = 0;
+		gfi = fi;
+		gw += w;
+	}
+	return gfi >= 0 ? pb_add_chain(pb, s, gfi, gw) : 0;
 }
 
 static const char *func_object(const struct cachepin_binary *bin, const struct cachepin_func *f)
