@@ -62,7 +62,7 @@ BIN := cachepin
 MANS := $(wildcard man/*.1 man/*.5)
 
 .DELETE_ON_ERROR:
-.PHONY: all clean check test-progs install uninstall demo deps bench bench-quick hdr-check
+.PHONY: all clean check check-kernel test-progs install uninstall demo deps bench bench-quick hdr-check
 
 all: $(BIN)
 
@@ -102,6 +102,15 @@ check:
 	$(Q)scripts/install-deps --test
 	$(Q)$(MAKE) --no-print-directory test-progs
 	$(Q)tests/run-all.sh
+
+# The kernel lab (tests/kernel/lab.sh): ARM32 and MIPS kernels built,
+# planned, relinked and booted under QEMU; 30 minutes or more, so not part
+# of check.  KERNEL_LAB is its work directory.
+KERNEL_LAB ?= build/kernel-lab
+check-kernel:
+	$(Q)scripts/install-deps --kernel
+	$(Q)$(MAKE) --no-print-directory test-progs
+	$(Q)tests/kernel/lab.sh $(KERNEL_LAB)
 
 # The README's main job: score and plan the shipped example.
 demo:

@@ -1,230 +1,180 @@
 #!/bin/sh
-# Build an ARM32 Linux 6.1 kernel for a NAT router, boot it under QEMU
-# (vexpress-a9) with an initramfs that forwards TCP traffic between two
-# network namespaces through MASQUERADE, record a kernel profile there with
-# 'perf record -e cpu-clock -a -g', and copy the results out of the guest.
+# The kernel lab: build Linux 6.1 for an ARM32 router (QEMU vexpress-a9,
+# Cortex-A9) with and without the text-layout hook, boot it as a router
+# between two guests, profile the NAT path (perf inside the router, and a
+# QEMU execution trace of the same workload), plan a layout for a 32 KiB
+# 4-way 32 B I-cache, relink, boot again, and compare; then the stability
+# demo (an unrelated commit, with and without the hook) and a MIPS32
+# big-endian kernel (QEMU malta) up to plan, relink, check and boot.
 #
-# usage: scripts/kernel-lab.sh WORKDIR [STAGE...]
+# usage: tests/kernel/lab.sh WORKDIR [STAGE...]
 #
 # Stages, in order (default: all of them):
-#   deps       install the Debian 12 packages it needs (as root)
-#   unpack     unpack /usr/src/linux-source-6.1.tar.xz into WORKDIR/src
-#   config     tinyconfig + the router fragment into WORKDIR/build-nat
-#   build      vmlinux, zImage, vexpress-v2p-ca9.dtb
-#   userspace  apt-get download the armhf packages, unpack into WORKDIR/pkgroot
-#   initrd     WORKDIR/initramfs (files + library closure + /init) -> initrd.gz
-#   boot       run the guest; serial output goes to WORKDIR/nat/console.log
-#   extract    decode perf.data and kallsyms.txt from the console log
-#   report     copy vmlinux & co. into WORKDIR/nat and run perf report
+#   deps       Debian 12 packages (as root): linux-source-6.1, toolchains,
+#              QEMU, ccache, and the armhf architecture for the guests
+#   unpack     unpack linux-source-6.1 into WORKDIR, apply the hook patch
+#   config     tinyconfig + tests/kernel/arm-router.config twice (o-arm:
+#              no hook; o-arm-hook: CONFIG_TEXT_LAYOUT=y), and the MIPS one
+#   build      the ARM kernel without the hook (vmlinux, zImage, dtb)
+#   initrd     busybox, iproute2, iptables, perf (Debian armhf) + /init
+#   before     boot the router and the hosts guests on the stock layout:
+#              NAT check, traced window, perf window
+#   profile    cachepin profiles of the perf recording and of the trace
+#   hook       cachepin-kbuild on o-arm-hook: build, plan, relink, check
+#   after      boot again on the planned layout: NAT check, traced window
+#   nopatch    cachepin-kbuild -n on o-arm (the route without the patch)
+#   simulate   trace-driven I-cache misses of both windows; cachepin score
+#   stability  an unrelated commit on both trees: which hot functions move
+#   mips       MIPS32 BE: build, plan, relink, check, boot to /init
+#   report     WORKDIR/report.md from everything above
 #
-# Everything is written below WORKDIR.  The guest has no network device
-# (-nic none); all traffic stays inside its own namespaces.
+# Every stage checks what it claims and fails the run if it does not hold.
+# Guests have no network device but the one QEMU socket link between them
+# on 127.0.0.1; all traffic stays between the two guests.
+#
+# Environment: JOBS (make -j, default: nproc), CACHEPIN (the binary,
+# default: the project's), LOADS (downloads per traced window, 2), MIB
+# (size of each download, 4), PERF_SECONDS (perf window, 15), PLAN_FROM
+# (the profile the plan uses: perf or trace; default perf).
 set -eu
 
 if [ $# -lt 1 ]; then
 	sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
 	exit 2
 fi
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 W=$(cd "$1" && pwd)
 shift
-[ $# -gt 0 ] || set -- deps unpack config build userspace initrd boot extract report
+ALL="deps unpack config build initrd before profile hook after nopatch simulate stability mips report"
+[ $# -gt 0 ] || set -- $ALL
 
 KVER=6.1
-SRC=$W/src/linux-source-$KVER
-O=$W/build-nat
-NAT=$W/nat
+SRC=$W/linux-source-$KVER
+OA=$SRC/o-arm
+OH=$SRC/o-arm-hook
+OM=$SRC/o-mips
 JOBS=${JOBS:-$(nproc)}
-SECONDS_RECORD=${SECONDS_RECORD:-20}
-KMAKE="make -C $SRC ARCH=arm O=$O"
-KBUILD_ENV="KBUILD_BUILD_USER=cachepin KBUILD_BUILD_HOST=example KBUILD_BUILD_TIMESTAMP=2026-12-01 KBUILD_BUILD_VERSION=1"
-TRIPLET=arm-linux-gnueabihf
+LOADS=${LOADS:-2}
+MIB=${MIB:-4}
+PERF_SECONDS=${PERF_SECONDS:-15}
+PLAN_FROM=${PLAN_FROM:-perf}
+CACHE=cortex-a9-32k
+MIPS_CACHE=mips-74k-32k
+CACHEPIN=${CACHEPIN:-$TOP/cachepin}
+KBUILD=$TOP/contrib/kbuild/cachepin-kbuild
+TRACESIM=$TOP/build/tests/tools/trace-sim
+ARM=arm-linux-gnueabihf
+MIPS=mips-linux-gnu
+# reproducible kernels: the same sources give the same System.map
+export KBUILD_BUILD_USER=cachepin KBUILD_BUILD_HOST=example \
+	KBUILD_BUILD_TIMESTAMP=2026-12-01 KBUILD_BUILD_VERSION=1
+export CCACHE_DIR=${CCACHE_DIR:-$W/ccache}
+export CACHEPIN
 
 log() { echo "kernel-lab: $*" >&2; }
-die() { echo "kernel-lab: error: $*" >&2; exit 1; }
-
+die() {
+	echo "kernel-lab: error: $1" >&2
+	[ $# -lt 2 ] || echo "hint: $2" >&2
+	exit 1
+}
 now() { date +%s; }
+# record a figure for the report: fact NAME VALUE
+fact() { echo "$1	$2" >> "$W/facts"; log "$1 = $2"; }
+getfact() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$W/facts"; }
+
+# the source tree's o-* directories are direct children, so kbuild uses
+# srctree=.. and the two ARM trees share ccache entries
+amake() {
+	d=$1
+	shift
+	make -C "$SRC" O="$d" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
+		KCFLAGS=-ffunction-sections -j"$JOBS" "$@"
+}
+arm_args() { echo "-C $SRC O=$1 ARCH=arm -j$JOBS"; }
 
 stage_deps() {
 	[ "$(id -u)" = 0 ] || die "the 'deps' stage must run as root"
-	export DEBIAN_FRONTEND=noninteractive
-	dpkg --add-architecture armhf
-	apt-get update -qq || log "apt-get update reported errors; going on"
-	apt-get install -y -qq --no-install-recommends \
-		linux-source-$KVER xz-utils make gcc bc bison flex cpio gzip \
-		ccache binutils gcc-$TRIPLET qemu-system-arm linux-perf >/dev/null
+	"$TOP/scripts/install-deps" --kernel
+	dpkg --print-foreign-architectures | grep -qx armhf || {
+		dpkg --add-architecture armhf
+		apt-get update -qq || log "apt-get update reported errors; going on"
+	}
+	[ -x "$CACHEPIN" ] && [ -x "$TRACESIM" ] ||
+		make -C "$TOP" -j"$JOBS" cachepin test-progs > /dev/null
 }
 
 stage_unpack() {
-	[ -f /usr/src/linux-source-$KVER.tar.xz ] ||
-		die "'/usr/src/linux-source-$KVER.tar.xz' is missing
-hint: run the 'deps' stage, or 'apt-get install linux-source-$KVER'"
+	tarball=/usr/src/linux-source-$KVER.tar.xz
+	[ -f "$tarball" ] || die "'$tarball' is missing" "run the 'deps' stage"
 	if [ -f "$SRC/Makefile" ]; then
 		log "'$SRC' exists, not unpacking again"
-		return
+	else
+		tar -C "$W" -xf "$tarball"
 	fi
-	mkdir -p "$W/src"
-	tar -C "$W/src" -xf /usr/src/linux-source-$KVER.tar.xz
+	if grep -q CONFIG_TEXT_LAYOUT "$SRC/include/asm-generic/vmlinux.lds.h"; then
+		log "the hook patch is applied already"
+	else
+		patch -s -p1 -d "$SRC" < "$TOP/contrib/kbuild/linux-6.1-text-layout.patch"
+	fi
+	# the hook patch changes nothing when CONFIG_TEXT_LAYOUT is off: o-arm
+	# is the stock build
 }
 
-write_fragment() {
-	cat <<'EOF'
-CONFIG_MMU=y
-CONFIG_ARCH_MULTI_V7=y
-CONFIG_ARCH_VEXPRESS=y
-# tinyconfig starts from a !MMU (v7-M) base where Thumb-2 is forced on and
-# the value survives the merge; routers run ARM-mode kernels
-# CONFIG_THUMB2_KERNEL is not set
-CONFIG_SMP=y
-CONFIG_NR_CPUS=4
-CONFIG_AEABI=y
-CONFIG_ARM_THUMB=y
-CONFIG_KUSER_HELPERS=y
-CONFIG_VFP=y
-CONFIG_NEON=y
-CONFIG_STRICT_KERNEL_RWX=y
-CONFIG_DEBUG_ALIGN_RODATA=y
-CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y
-CONFIG_SLUB=y
-CONFIG_KERNEL_GZIP=y
-CONFIG_CLK_SP810=y
-CONFIG_CLK_VEXPRESS_OSC=y
-CONFIG_VEXPRESS_CONFIG=y
-CONFIG_POWER_RESET=y
-CONFIG_POWER_RESET_VEXPRESS=y
-CONFIG_PRINTK=y
-CONFIG_BUG=y
-CONFIG_MULTIUSER=y
-CONFIG_POSIX_TIMERS=y
-CONFIG_COMPAT_32BIT_TIME=y
-CONFIG_FUTEX=y
-CONFIG_EPOLL=y
-CONFIG_SIGNALFD=y
-CONFIG_TIMERFD=y
-CONFIG_EVENTFD=y
-CONFIG_SHMEM=y
-CONFIG_AIO=y
-CONFIG_FILE_LOCKING=y
-CONFIG_ADVISE_SYSCALLS=y
-CONFIG_MEMBARRIER=y
-CONFIG_RSEQ=y
-CONFIG_HIGH_RES_TIMERS=y
-CONFIG_NO_HZ_IDLE=y
-CONFIG_PERF_EVENTS=y
-CONFIG_HW_PERF_EVENTS=y
-CONFIG_KALLSYMS=y
-CONFIG_KALLSYMS_ALL=y
-CONFIG_VMLINUX_MAP=y
-CONFIG_UNWINDER_ARM=y
-CONFIG_TTY=y
-CONFIG_SERIAL_AMBA_PL011=y
-CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
-CONFIG_BLK_DEV_INITRD=y
-CONFIG_RD_GZIP=y
-CONFIG_BINFMT_ELF=y
-CONFIG_BINFMT_SCRIPT=y
-CONFIG_PROC_FS=y
-CONFIG_PROC_SYSCTL=y
-CONFIG_SYSFS=y
-CONFIG_DEVTMPFS=y
-CONFIG_DEVTMPFS_MOUNT=y
-CONFIG_TMPFS=y
-CONFIG_NAMESPACES=y
-CONFIG_NET_NS=y
-CONFIG_NET=y
-CONFIG_INET=y
-CONFIG_PACKET=y
-CONFIG_UNIX=y
-CONFIG_IP_ADVANCED_ROUTER=y
-CONFIG_NETDEVICES=y
-CONFIG_NET_CORE=y
-CONFIG_VETH=y
-CONFIG_NETFILTER=y
-CONFIG_NETFILTER_ADVANCED=y
-CONFIG_NF_CONNTRACK=y
-CONFIG_NF_NAT=y
-CONFIG_NF_TABLES=y
-CONFIG_NF_TABLES_INET=y
-CONFIG_NF_TABLES_IPV4=y
-CONFIG_NFT_NAT=y
-CONFIG_NFT_MASQ=y
-CONFIG_NFT_CT=y
-CONFIG_NETFILTER_XTABLES=y
-CONFIG_NETFILTER_XT_NAT=y
-CONFIG_NETFILTER_XT_TARGET_MASQUERADE=y
-CONFIG_IP_NF_IPTABLES=y
-CONFIG_IP_NF_FILTER=y
-CONFIG_IP_NF_NAT=y
-CONFIG_IP_NF_TARGET_MASQUERADE=y
-# CONFIG_MODULES is not set
-EOF
-}
-
-stage_config() {
-	mkdir -p "$O"
-	write_fragment > "$W/nat-frag.config"
-	$KMAKE tinyconfig >/dev/null
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" \
-		"$W/nat-frag.config" >/dev/null
-	$KMAKE olddefconfig >/dev/null
+config_tree() {
+	dir=$1 arch=$2 cross=$3 frag=$4
+	mkdir -p "$dir"
+	make -C "$SRC" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" tinyconfig > /dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$dir" "$dir/.config" "$frag" > /dev/null
+	make -C "$SRC" O="$dir" ARCH="$arch" CROSS_COMPILE="$cross" olddefconfig > /dev/null
 	# merge_config drops options whose dependencies are missing: check
 	bad=0
 	while IFS= read -r line; do
 		case $line in
 		CONFIG_*=*)
 			opt=${line%%=*}
-			got=$(grep "^$opt=" "$O/.config" | cut -d= -f2) || true
+			got=$(grep "^$opt=" "$dir/.config" | cut -d= -f2) || true
 			if [ "$got" != "${line#*=}" ]; then
-				log "'$O/.config': $opt is '${got:-unset}', wanted '${line#*=}'"
+				log "'$dir/.config': $opt is '${got:-unset}', wanted '${line#*=}'"
 				bad=1
 			fi ;;
 		'# CONFIG_'*' is not set')
 			opt=${line#\# }; opt=${opt%% *}
-			if grep -q "^$opt=" "$O/.config"; then
-				log "'$O/.config': $opt is set, wanted unset"
+			if grep -q "^$opt=" "$dir/.config"; then
+				log "'$dir/.config': $opt is set, wanted unset"
 				bad=1
 			fi ;;
 		esac
-	done < "$W/nat-frag.config"
-	[ $bad = 0 ] || die "kernel configuration incomplete"
-	log "config ok: $(grep -c '=y$' "$O/.config") options =y"
+	done < "$frag"
+	[ $bad = 0 ] || die "kernel configuration '$dir/.config' incomplete"
+}
+
+stage_config() {
+	config_tree "$OA" arm "$ARM-" "$TOP/tests/kernel/arm-router.config"
+	{ cat "$TOP/tests/kernel/arm-router.config"; echo CONFIG_TEXT_LAYOUT=y; } > "$W/arm-router-hook.config"
+	config_tree "$OH" arm "$ARM-" "$W/arm-router-hook.config"
+	config_tree "$OM" mips "$MIPS-" "$TOP/tests/kernel/mips-malta.config"
+	# both ARM trees differ in CONFIG_TEXT_LAYOUT alone
+	d=$(diff "$OA/.config" "$OH/.config" | grep -c '^[<>]') || true
+	[ "$d" = 2 ] || die "o-arm and o-arm-hook differ in more than CONFIG_TEXT_LAYOUT ($d lines)"
+	log "config ok: ARM $(grep -c '=y$' "$OA/.config") options =y, MIPS $(grep -c '=y$' "$OM/.config")"
 }
 
 stage_build() {
 	t0=$(now)
-	# shellcheck disable=SC2086
-	env $KBUILD_ENV $KMAKE CROSS_COMPILE="ccache $TRIPLET-" \
-		KCFLAGS=-ffunction-sections -j"$JOBS" \
-		vmlinux zImage vexpress-v2p-ca9.dtb > "$W/build-nat.log" 2>&1 ||
-		{ tail -30 "$W/build-nat.log" >&2; die "kernel build failed, see '$W/build-nat.log'"; }
-	log "kernel built in $(( $(now) - t0 )) s ($(grep -c 'orphan section' "$W/build-nat.log" || true) orphan-section warnings)"
+	amake "$OA" vmlinux zImage vexpress-v2p-ca9.dtb > "$W/build-arm.log" 2>&1 ||
+		{ tail -30 "$W/build-arm.log" >&2; die "kernel build failed, see '$W/build-arm.log'"; }
+	fact build_arm_s $(( $(now) - t0 ))
+	fact stock_orphan_warnings "$(grep -c 'orphan section' "$W/build-arm.log" || true)"
+	fact stock_text_symbols "$(grep -c ' [tT] ' "$OA/System.map")"
 }
+
+# ---------------------------------------------------------------- guests
 
 GUEST_PKGS="busybox-static iproute2 iptables linux-perf"
 # Depends that the guest never executes (maintainer-script and scripting
-# tools); the ELF closure computed in 'initrd' decides what is copied.
+# tools); the ELF closure below decides what is copied.
 SKIP_PKGS='cdebconf|dpkg|install-info|tar|perl|perl-base|python3|python3\.11|python3\.11-minimal|libpython3-stdlib|libpython3\.11-stdlib|libpython3\.11-minimal|libcap2-bin|libdebian-installer4|libnewt0\.52|libtextwrap1'
-
-stage_userspace() {
-	mkdir -p "$W/debs"
-	list=
-	for p in $GUEST_PKGS; do list="$list $p:armhf"; done
-	# shellcheck disable=SC2086
-	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests \
-		--no-conflicts --no-breaks --no-replaces --no-enhances $list |
-		grep -v '^ ' | grep ':armhf$' | sort -u |
-		grep -vE "^($SKIP_PKGS):armhf\$")
-	# shellcheck disable=SC2086
-	(cd "$W/debs" && apt-get download $pkgs >/dev/null 2>&1) ||
-		die "apt-get download failed
-hint: run the 'deps' stage (it adds the armhf architecture)"
-	rm -rf "$W/pkgroot"
-	mkdir -p "$W/pkgroot"
-	for d in "$W"/debs/*_armhf.deb; do
-		dpkg-deb -x "$d" "$W/pkgroot"
-	done
-	log "$(ls "$W"/debs/*_armhf.deb | wc -l) armhf packages unpacked"
-}
 
 # Copy PKGROOT-relative file $1 into the initramfs, then its DT_NEEDED
 # libraries, recursively.
@@ -232,12 +182,12 @@ copy_elf() {
 	rel=$1
 	[ -e "$R/$rel" ] && return 0
 	mkdir -p "$R/$(dirname "$rel")"
-	cp -L "$W/pkgroot/$rel" "$R/$rel"
-	for lib in $(readelf -d "$W/pkgroot/$rel" 2>/dev/null |
+	cp -L "$P/$rel" "$R/$rel"
+	for lib in $(readelf -d "$P/$rel" 2>/dev/null |
 			sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		found=
-		for dir in lib/$TRIPLET usr/lib/$TRIPLET lib usr/lib; do
-			if [ -e "$W/pkgroot/$dir/$lib" ]; then
+		for dir in lib/$ARM usr/lib/$ARM lib usr/lib; do
+			if [ -e "$P/$dir/$lib" ]; then
 				found=$dir/$lib
 				break
 			fi
@@ -247,160 +197,298 @@ copy_elf() {
 	done
 }
 
-write_init() {
-	cat <<EOF
-#!/bin/busybox sh
-# NAT router lab: lan (192.168.1.2) -> router (root namespace) -> wan
-# (198.51.100.2), MASQUERADE on the wan side, TCP downloads from lan.
-SECONDS_RECORD=$SECONDS_RECORD
-EOF
-	cat <<'EOF'
-bb=/bin/busybox
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/lab
-$bb mkdir -p /proc /sys /dev /lab /run /www
-$bb mount -t proc proc /proc
-$bb mount -t sysfs sysfs /sys
-$bb mount -t devtmpfs devtmpfs /dev 2>/dev/null
-$bb mount -t tmpfs tmpfs /lab
-$bb mount -t tmpfs tmpfs /run
-$bb mount -t tmpfs tmpfs /www
-echo "LAB: userspace at $($bb cut -d' ' -f1 /proc/uptime) s uptime"
-echo 1 > /proc/sys/kernel/printk
-
-IP=/bin/ip
-IPT=/usr/sbin/iptables-legacy
-$IP link set lo up
-$IP netns add lan
-$IP netns add wan
-$IP link add veth-lan type veth peer name eth0 netns lan
-$IP link add veth-wan type veth peer name eth0 netns wan
-$IP addr add 192.168.1.1/24 dev veth-lan
-$IP addr add 198.51.100.1/24 dev veth-wan
-$IP link set veth-lan up
-$IP link set veth-wan up
-$IP netns exec lan $IP link set lo up
-$IP netns exec lan $IP addr add 192.168.1.2/24 dev eth0
-$IP netns exec lan $IP link set eth0 up
-$IP netns exec lan $IP route add default via 192.168.1.1
-$IP netns exec wan $IP link set lo up
-$IP netns exec wan $IP addr add 198.51.100.2/24 dev eth0
-$IP netns exec wan $IP link set eth0 up
-# no route back to 192.168.1.0/24 in wan: replies only work through NAT
-# veth hands 64 KiB GSO packets to the router; a router's NIC sees
-# MTU-sized frames, so limit every end to one segment per packet
-$IP link set dev veth-lan gso_max_segs 1
-$IP link set dev veth-wan gso_max_segs 1
-$IP netns exec lan $IP link set dev eth0 gso_max_segs 1
-$IP netns exec wan $IP link set dev eth0 gso_max_segs 1
-echo 1 > /proc/sys/net/ipv4/ip_forward
-$IPT -t nat -A POSTROUTING -o veth-wan -j MASQUERADE
-
-$bb dd if=/dev/zero of=/www/big bs=1M count=16 2>/dev/null
-echo hello > /www/small
-$IP netns exec wan $bb httpd -p 8080 -h /www
-$bb sleep 1
-echo "LAB: check: $($IP netns exec lan $bb wget -q -O - http://198.51.100.2:8080/small)"
-$IP netns exec lan $bb ping -c 2 198.51.100.2 | $bb tail -2
-
-echo -1 > /proc/sys/kernel/perf_event_paranoid
-echo 0 > /proc/sys/kernel/kptr_restrict
-$bb cat /proc/kallsyms > /lab/kallsyms.txt
-
-$IP netns exec lan $bb sh -c 'n=0; while :; do $0 wget -q -O /dev/null http://198.51.100.2:8080/big && n=$((n+1)); echo $n > /lab/downloads; done' $bb &
-loop=$!
-$bb sleep 2
-$bb cat /proc/net/dev > /lab/netdev.before
-t0=$($bb cut -d' ' -f1 /proc/uptime)
-echo "LAB: perf record start at $t0 s"
-/usr/bin/perf record -e cpu-clock -a -g -F 1000 -N -o /lab/perf.data -- $bb sleep $SECONDS_RECORD > /lab/perf.log 2>&1
-echo "LAB: perf record exit $? at $($bb cut -d' ' -f1 /proc/uptime) s"
-$bb cat /proc/net/dev > /lab/netdev.after
-$bb kill $loop
-$bb killall wget 2>/dev/null
-$bb cat /lab/perf.log
-echo "LAB: downloads completed: $($bb cat /lab/downloads 2>/dev/null)"
-echo "LAB: /proc/net/dev before:"; $bb grep veth /lab/netdev.before
-echo "LAB: /proc/net/dev after:"; $bb grep veth /lab/netdev.after
-$IPT -t nat -L POSTROUTING -n -v
-$bb ls -l /lab/perf.data /lab/kallsyms.txt
-
-dump() {
-	echo "=====BEGIN $2====="
-	$bb gzip -c "$1" | $bb base64
-	echo "=====END $2====="
-}
-dump /lab/perf.data perf.data
-dump /lab/kallsyms.txt kallsyms.txt
-echo "LAB: done at $($bb cut -d' ' -f1 /proc/uptime) s"
-$bb sync
-$bb poweroff -f
-EOF
-}
-
 stage_initrd() {
+	mkdir -p "$W/debs"
+	list=
+	for p in $GUEST_PKGS; do list="$list $p:armhf"; done
+	# shellcheck disable=SC2086
+	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests \
+		--no-conflicts --no-breaks --no-replaces --no-enhances $list |
+		grep -v '^ ' | grep ':armhf$' | sort -u |
+		grep -vE "^($SKIP_PKGS):armhf\$")
+	# shellcheck disable=SC2086
+	(cd "$W/debs" && apt-get download $pkgs > /dev/null 2>&1) ||
+		die "apt-get download of the guests' armhf packages failed" \
+			"run the 'deps' stage (it adds the armhf architecture)"
+	P=$W/pkgroot
+	rm -rf "$P"
+	mkdir -p "$P"
+	for d in "$W"/debs/*_armhf.deb; do
+		dpkg-deb -x "$d" "$P"
+	done
 	R=$W/initramfs
 	rm -rf "$R"
 	mkdir -p "$R/bin" "$R/sbin" "$R/usr/bin" "$R/usr/sbin" "$R/proc" \
 		"$R/sys" "$R/dev" "$R/lab" "$R/run" "$R/www" "$R/etc"
-	cp "$W/pkgroot/bin/busybox" "$R/bin/busybox"
+	cp "$P/bin/busybox" "$R/bin/busybox"
 	ln -s busybox "$R/bin/sh"
 	copy_elf lib/ld-linux-armhf.so.3
 	copy_elf bin/ip
 	copy_elf usr/sbin/xtables-legacy-multi
 	ln -s xtables-legacy-multi "$R/usr/sbin/iptables-legacy"
 	copy_elf usr/bin/perf
-	for so in "$W/pkgroot/usr/lib/$TRIPLET/xtables"/libxt_*.so \
-			"$W/pkgroot/usr/lib/$TRIPLET/xtables"/libipt_*.so; do
-		copy_elf "usr/lib/$TRIPLET/xtables/${so##*/}"
+	for so in "$P/usr/lib/$ARM/xtables"/libxt_*.so "$P/usr/lib/$ARM/xtables"/libipt_*.so; do
+		copy_elf "usr/lib/$ARM/xtables/${so##*/}"
 	done
 	echo "root:x:0:0:root:/lab:/bin/sh" > "$R/etc/passwd"
 	echo "root:x:0:" > "$R/etc/group"
-	write_init > "$R/init"
+	cp "$TOP/tests/kernel/init" "$R/init"
 	chmod 755 "$R/init"
-	(cd "$R" && find . | cpio -o -H newc --quiet | gzip -9) > "$W/initrd.gz"
-	log "initrd.gz: $(du -k "$W/initrd.gz" | cut -f1) KiB"
+	(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n) > "$W/initrd.gz"
+	log "initrd.gz: $(du -k "$W/initrd.gz" | cut -f1) KiB from $(ls "$W"/debs/*_armhf.deb | wc -l) armhf packages"
 }
 
-stage_boot() {
-	mkdir -p "$NAT"
+# wait_for FILE PATTERN SECONDS: until a line of FILE matches PATTERN
+wait_for() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le $(($3 * 5)) ] || die "'$1': no '$2' after $3 s" "the end of that log shows what the guest did"
+		sleep 0.2
+	done
+}
+
+free_port() {
+	p=$((20000 + $$ % 20000))
+	while ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; do p=$((p + 1)); done
+	echo $p
+}
+
+# boot_pair NAME OBJDIR [trace] [perf]: the router guest (the one that is
+# traced and profiled) and the hosts guest (LAN and WAN end points in
+# network namespaces), joined by a socket link on 127.0.0.1.  The router
+# has LAN and WAN as VLANs 1 and 2 on its one NIC and masquerades.
+boot_pair() {
+	name=$1 k=$2 trace=${3:-} perf=${4:-}
+	D=$W/run-$name
+	rm -rf "$D"
+	mkdir -p "$D"
+	for f in router mon hosts; do mkfifo "$D/$f.in" "$D/$f.out"; done
+	port=$(free_port)
+	common="-M vexpress-a9 -m 256 -smp 1 -kernel $k/arch/arm/boot/zImage
+		-dtb $k/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd $W/initrd.gz
+		-display none -no-reboot -audiodev none,id=snd0"
+	cat "$D/router.out" > "$D/router.log" &
+	cat "$D/mon.out" > "$D/mon.log" &
+	cat "$D/hosts.out" > "$D/hosts.log" &
+	# in_asm (each block's instructions, once, at translation) from the
+	# start, exec (one line per executed block) only in the window;
+	# nochain so that every executed block is logged
+	# shellcheck disable=SC2086
+	qemu-system-arm $common -append "console=ttyAMA0 rdinit=/init lab=router" \
+		-serial pipe:"$D/router" -chardev pipe,id=mon,path="$D/mon" -mon chardev=mon \
+		-nic socket,listen=127.0.0.1:$port,mac=52:54:00:00:01:01 \
+		${trace:+-D "$D/trace.log" -d in_asm,nochain} 2> "$D/router.err" &
+	rpid=$! hpid=
+	# a failed check must not leave the guests running
+	trap 'kill $rpid $hpid 2> /dev/null' EXIT
+	exec 3<> "$D/router.in" 4<> "$D/mon.in"
+	wait_for "$D/router.log" "^LAB: router ready" 120
+	# shellcheck disable=SC2086
+	qemu-system-arm $common -append "console=ttyAMA0 rdinit=/init lab=hosts" \
+		-serial pipe:"$D/hosts" -monitor none \
+		-nic socket,connect=127.0.0.1:$port,mac=52:54:00:00:02:01 2> "$D/hosts.err" &
+	hpid=$!
+	exec 5<> "$D/hosts.in"
+	wait_for "$D/hosts.log" "^LAB: hosts ready" 120
+	echo "check c1" >&5
+	wait_for "$D/hosts.log" "^LAB: c1 " 120
+	grep -q "^LAB: c1 check: hello" "$D/hosts.log" ||
+		die "'$D/hosts.log': the download through the NAT failed"
+	fact "${name}_nat_check" ok
+	if [ -n "$trace" ]; then
+		echo "log in_asm,exec,nochain" >&4
+		sleep 1
+		echo "load t1 $LOADS $MIB" >&5
+		wait_for "$D/hosts.log" "^LAB: t1 done" 1200
+		echo "log in_asm,nochain" >&4
+		sleep 1
+		fact "${name}_trace_window" "$(sed -n 's/^LAB: t1 done //p' "$D/hosts.log" | tr -d '\r')"
+	fi
+	if [ -n "$perf" ]; then
+		echo "loop p1 $MIB" >&5
+		sleep 2
+		echo "perf p1 $PERF_SECONDS" >&3
+		wait_for "$D/router.log" "^LAB: p1 perf done" $((PERF_SECONDS * 4 + 300))
+		echo "stop p1" >&5
+		wait_for "$D/hosts.log" "^LAB: p1 stopped" 120
+		fact "${name}_perf_window" "$(sed -n 's/^LAB: p1 stopped //p' "$D/hosts.log" | tr -d '\r')"
+		sed -n '/^=====BEGIN perf.data=====/,/^=====END perf.data=====/p' "$D/router.log" |
+			tr -d '\r' | sed '1d;$d' | base64 -d | gunzip > "$D/perf.data" ||
+			die "'$D/router.log': no complete perf.data dump"
+	fi
+	echo "stats s1" >&3
+	wait_for "$D/router.log" "^LAB: s1 done" 60
+	echo quit >&5
+	echo quit >&3
+	wait $hpid || :
+	wait $rpid || :
+	exec 3>&- 4>&- 5>&-
+	wait
+	trap - EXIT
+}
+
+stage_before() {
 	t0=$(now)
-	timeout 1800 qemu-system-arm -M vexpress-a9 -m 512 -smp 1 \
-		-kernel "$O/arch/arm/boot/zImage" \
-		-dtb "$O/arch/arm/boot/dts/vexpress-v2p-ca9.dtb" \
-		-initrd "$W/initrd.gz" \
-		-append "console=ttyAMA0 rdinit=/init" \
-		-nographic -no-reboot -nic none -audiodev none,id=snd0 \
-		< /dev/null > "$NAT/console.log" 2>"$W/qemu.err" ||
-		log "qemu exited with status $? (see '$W/qemu.err')"
-	log "guest ran $(( $(now) - t0 )) s wall"
+	boot_pair before "$OA" trace perf
+	fact before_boot_s $(( $(now) - t0 ))
 }
 
-decode() {
-	sed -n "/^=====BEGIN $1=====/,/^=====END $1=====/p" "$NAT/console.log" |
-		tr -d '\r' | sed '1d;$d' | base64 -d | gunzip > "$2"
+stage_profile() {
+	mkdir -p "$W/profile"
+	t0=$(now)
+	"$CACHEPIN" profile -m "$OA/vmlinux.map" -o "$W/profile/perf.profile" \
+		"$OA/vmlinux" "$W/run-before/perf.data" 2> "$W/profile/perf.log" ||
+		{ cat "$W/profile/perf.log" >&2; die "cachepin profile of the perf recording failed"; }
+	fact profile_perf_s $(( $(now) - t0 ))
+	t0=$(now)
+	"$CACHEPIN" profile -m "$OA/vmlinux.map" -o "$W/profile/trace.profile" \
+		"$OA/vmlinux" "$W/run-before/trace.log" 2> "$W/profile/trace.log" ||
+		{ cat "$W/profile/trace.log" >&2; die "cachepin profile of the QEMU trace failed"; }
+	fact profile_trace_s $(( $(now) - t0 ))
+	fact trace_bytes "$(stat -c %s "$W/run-before/trace.log")"
+	cat "$W/profile/perf.log" "$W/profile/trace.log" >&2
 }
 
-stage_extract() {
-	grep -q "^=====END kallsyms.txt=====" "$NAT/console.log" ||
-		die "'$NAT/console.log': no complete kallsyms.txt dump
-hint: look at the end of the log for the guest's last messages"
-	decode perf.data "$NAT/perf.data"
-	decode kallsyms.txt "$NAT/kallsyms.txt"
-	ls -l "$NAT/perf.data" "$NAT/kallsyms.txt" >&2
+stage_hook() {
+	t0=$(now)
+	"$KBUILD" -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile" -O "$OH" -- \
+		$(arm_args "$OH") CROSS_COMPILE="ccache $ARM-" 2> "$W/hook.log" ||
+		{ cat "$W/hook.log" >&2; die "cachepin-kbuild failed"; }
+	cat "$W/hook.log" >&2
+	fact hook_cycle_s $(( $(now) - t0 ))
+	fact hook_orphan_warnings "$(grep -c 'orphan section' "$OH/cachepin/build.log" "$OH/cachepin/relink.log" | awk -F: '{ n += $2 } END { print n }')"
+	fact hook_check "$(tail -1 "$OH/cachepin/check.log")"
+	t0=$(now)
+	amake "$OH" zImage vexpress-v2p-ca9.dtb > "$W/hook-zimage.log" 2>&1 ||
+		die "zImage of the planned kernel failed, see '$W/hook-zimage.log'"
+	fact hook_zimage_s $(( $(now) - t0 ))
+	# the zImage step must not have relinked vmlinux differently
+	"$CACHEPIN" check "$OH/System.map" "$OH/cachepin/text-layout.align" > /dev/null ||
+		die "'$OH/System.map': planned units moved after make zImage"
+}
+
+stage_after() {
+	t0=$(now)
+	boot_pair after "$OH" trace
+	fact after_boot_s $(( $(now) - t0 ))
+}
+
+stage_nopatch() {
+	t0=$(now)
+	"$KBUILD" -n -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile" -O "$OA" -- \
+		$(arm_args "$OA") CROSS_COMPILE="ccache $ARM-" 2> "$W/nopatch.log" ||
+		{ cat "$W/nopatch.log" >&2; die "cachepin-kbuild -n failed"; }
+	cat "$W/nopatch.log" >&2
+	fact nopatch_cycle_s $(( $(now) - t0 ))
+	fact nopatch_orphan_warnings "$(grep -c 'orphan section' "$OA/cachepin/relink.log" || true)"
+	fact nopatch_check "$(tail -1 "$OA/cachepin/check.log")"
+	amake "$OA" KBUILD_LDS=cachepin-vmlinux.lds zImage vexpress-v2p-ca9.dtb > "$W/nopatch-zimage.log" 2>&1 ||
+		die "zImage of the no-patch kernel failed, see '$W/nopatch-zimage.log'"
+	boot_pair nopatch "$OA"
+	# back to the stock layout for the stages after this one
+	amake "$OA" vmlinux > "$W/nopatch-restore.log" 2>&1
+}
+
+# misses of a traced window: trace-sim over kernel addresses
+simulate() {
+	"$TRACESIM" -c "$CACHE" -c "$CACHE:random" --range 0xbf000000-0xffffffff "$1"
+}
+
+stage_simulate() {
+	for r in before after; do
+		simulate "$W/run-$r/trace.log" > "$W/sim-$r.txt" ||
+			die "trace-sim failed on '$W/run-$r/trace.log'"
+		cat "$W/sim-$r.txt" >&2
+	done
+	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OA/vmlinux" "$W/profile/$PLAN_FROM.profile" > "$W/score-before.txt"
+	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OH/vmlinux" "$W/profile/$PLAN_FROM.profile" > "$W/score-after.txt"
+}
+
+# sets NAME MAP: "function set" for every function of the profile, for the
+# 32 KiB 4-way 32 B cache (256 sets, index bits 5..12 of the address)
+hot_names() { awk '$1 == "f" { print $2 }' "$1"; }
+sets_of() {
+	hot_names "$1" | awk 'NR == FNR { hot[$1] = 1; next }
+		($2 == "t" || $2 == "T") && ($3 in hot) && !seen[$3]++ {
+			a = 0; h = $1
+			for (i = 1; i <= length(h); i++)
+				a = a * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			print $3, int(a / 32) % 256
+		}' - "$2" | sort
+}
+moved_sets() { join "$1" "$2" | awk '$2 != $3 { n++ } END { print n + 0 }'; }
+
+stage_stability() {
+	pf=$W/profile/$PLAN_FROM.profile
+	commit=$TOP/tests/kernel/unrelated-commit.patch
+	sets_of "$pf" "$OA/System.map" > "$W/sets-a.txt"
+	sets_of "$pf" "$OH/System.map" > "$W/sets-b.txt"
+	patch -s -p1 -d "$SRC" < "$commit"
+	trap 'patch -s -R -p1 -d "$SRC" < "$commit"' EXIT
+	amake "$OA" vmlinux > "$W/stability-a.log" 2>&1 || die "build of the changed tree failed"
+	amake "$OH" vmlinux > "$W/stability-b.log" 2>&1 || die "build of the changed tree with the hook failed"
+	"$CACHEPIN" check "$OH/System.map" "$OH/cachepin/text-layout.align" > "$W/stability-check.txt" ||
+		die "'$OH/System.map': planned units moved after the unrelated commit"
+	sets_of "$pf" "$OA/System.map" > "$W/sets-a2.txt"
+	sets_of "$pf" "$OH/System.map" > "$W/sets-b2.txt"
+	fact stability_hot_functions "$(wc -l < "$W/sets-a.txt")"
+	fact stability_moved_without_hook "$(moved_sets "$W/sets-a.txt" "$W/sets-a2.txt")"
+	fact stability_moved_with_hook "$(moved_sets "$W/sets-b.txt" "$W/sets-b2.txt")"
+	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OA/vmlinux" "$pf" > "$W/score-before-commit.txt"
+	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OH/vmlinux" "$pf" > "$W/score-after-commit.txt"
+	patch -s -R -p1 -d "$SRC" < "$commit"
+	trap - EXIT
+	amake "$OA" vmlinux > "$W/stability-restore.log" 2>&1
+	amake "$OH" vmlinux > "$W/stability-restore.log" 2>&1
+	[ "$(getfact stability_moved_with_hook)" = 0 ] ||
+		die "with the hook, $(getfact stability_moved_with_hook) hot functions changed sets after an unrelated commit"
+	[ "$(getfact stability_moved_without_hook)" -gt 0 ] ||
+		die "the unrelated commit moved no hot function in the stock build: the demo shows nothing"
+}
+
+stage_mips() {
+	t0=$(now)
+	"$KBUILD" -k -c "$MIPS_CACHE" -p "$W/profile/$PLAN_FROM.profile" -O "$OM" -- \
+		-C "$SRC" O="$OM" ARCH=mips CROSS_COMPILE="ccache $MIPS-" -j"$JOBS" 2> "$W/mips.log" ||
+		{ cat "$W/mips.log" >&2; die "cachepin-kbuild failed on MIPS"; }
+	cat "$W/mips.log" >&2
+	fact mips_cycle_s $(( $(now) - t0 ))
+	fact mips_check "$(tail -1 "$OM/cachepin/check.log")"
+	fact mips_orphan_warnings "$(grep -c 'orphan section' "$OM/cachepin/build.log" "$OM/cachepin/relink.log" | awk -F: '{ n += $2 } END { print n }')"
+	# head.o's .text, with the entry point, stays first
+	stext=$(awk '$3 == "_stext" { print $1 }' "$OM/System.map")
+	text=$(awk '$3 == "_text" { print $1 }' "$OM/System.map")
+	entry=$(awk '$3 == "__kernel_entry" { print $1 }' "$OM/System.map")
+	[ -n "$entry" ] && [ "$stext" = "$entry" ] ||
+		die "'$OM/System.map': __kernel_entry ($entry) is not at _stext ($stext)"
+	fact mips_text "_text=$text _stext=$stext __kernel_entry=$entry"
+	# a static big-endian init that says it ran; its exit panics the
+	# kernel, and panic=-1 with -no-reboot ends QEMU
+	mkdir -p "$W/mips-initramfs"
+	$MIPS-gcc -static -Os -o "$W/mips-initramfs/init" "$TOP/tests/kernel/mips-init.c"
+	(cd "$W/mips-initramfs" && echo init | cpio -o -H newc --quiet -R 0:0) > "$W/mips-initrd.cpio"
+	timeout 300 qemu-system-mips -M malta -m 256 -kernel "$OM/vmlinux" \
+		-initrd "$W/mips-initrd.cpio" -append "console=ttyS0 rdinit=/init panic=-1" \
+		-display none -vga none -serial file:"$W/mips-console.log" -monitor none \
+		-nic none -no-reboot < /dev/null 2> "$W/mips-qemu.err" || :
+	grep -q '^LAB: mips init ran' "$W/mips-console.log" ||
+		die "'$W/mips-console.log': the MIPS kernel did not reach /init"
+	fact mips_boot ok
 }
 
 stage_report() {
-	cp "$O/vmlinux" "$O/vmlinux.map" "$O/System.map" "$O/.config" "$NAT/"
-	perf report -i "$NAT/perf.data" --vmlinux "$NAT/vmlinux" --no-children \
-		--sort sym --stdio 2>/dev/null | head -40
+	sh "$TOP/tests/kernel/report.sh" "$W" > "$W/report.md"
+	cat "$W/report.md"
 }
 
 for s in "$@"; do
-	case $s in
-	deps|unpack|config|build|userspace|initrd|boot|extract|report)
-		log "stage '$s'"
-		"stage_$s" ;;
-	*) die "unknown stage '$s'
-hint: stages are deps unpack config build userspace initrd boot extract report" ;;
+	case " $ALL " in
+	*" $s "*) ;;
+	*) die "unknown stage '$s'" "stages are $ALL" ;;
 	esac
+	log "stage '$s'"
+	t0=$(now)
+	"stage_$s"
+	fact "stage_${s}_s" $(( $(now) - t0 ))
 done

@@ -1,0 +1,68 @@
+#!/bin/sh
+# The kernel lab's report: WORKDIR's facts and the outputs of its stages,
+# as Markdown on standard output.
+#
+# usage: tests/kernel/report.sh WORKDIR
+set -eu
+W=$1
+F=$W/facts
+[ -f "$F" ] || { echo "report: '$F': no facts; run the lab first" >&2; exit 1; }
+get() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$F"; }
+block() {
+	[ -f "$2" ] || return 0
+	printf '\n%s\n\n```\n' "$1"
+	cat "$2"
+	printf '```\n'
+}
+
+cat <<EOF
+# Kernel lab report
+
+Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/null || echo '?') sublevel), ARM32 router for QEMU vexpress-a9 and MIPS32 BE malta.
+
+## Builds
+
+| step | figure |
+|---|---|
+| ARM build, stock layout (vmlinux, zImage, dtb) | $(get build_arm_s) s |
+| orphan-section warnings, stock link | $(get stock_orphan_warnings) |
+| text symbols (System.map) | $(get stock_text_symbols) |
+| cachepin-kbuild cycle (build, plan, relink, check) | $(get hook_cycle_s) s |
+| orphan-section warnings with the hook | $(get hook_orphan_warnings) |
+| check with the hook | $(get hook_check) |
+| cachepin-kbuild -n cycle (no patch) | $(get nopatch_cycle_s) s |
+| orphan-section warnings, no-patch route | $(get nopatch_orphan_warnings) |
+| check, no-patch route | $(get nopatch_check) |
+| MIPS cachepin-kbuild cycle | $(get mips_cycle_s) s |
+| MIPS orphan-section warnings | $(get mips_orphan_warnings) |
+| MIPS check | $(get mips_check) |
+| MIPS entry | $(get mips_text) |
+| MIPS boot to /init | $(get mips_boot) |
+
+## Router runs
+
+| run | NAT check | traced window | perf window |
+|---|---|---|---|
+| stock layout | $(get before_nat_check) | $(get before_trace_window) | $(get before_perf_window) |
+| planned layout (hook) | $(get after_nat_check) | $(get after_trace_window) | |
+| planned layout (no patch) | $(get nopatch_nat_check) | | |
+
+Profiles: the perf recording in $(get profile_perf_s) s, the QEMU trace
+($(get trace_bytes) bytes) in $(get profile_trace_s) s.
+
+## Stability: an unrelated commit
+
+$(get stability_hot_functions) functions of the profile; after the commit,
+$(get stability_moved_without_hook) change their 32 KiB cache set without the hook and
+$(get stability_moved_with_hook) with it.
+EOF
+block "Trace-driven misses, stock layout (kernel fetches of the traced window)" "$W/sim-before.txt"
+block "Trace-driven misses, planned layout" "$W/sim-after.txt"
+block "cachepin score, stock layout" "$W/score-before.txt"
+block "cachepin score, planned layout" "$W/score-after.txt"
+block "cachepin score after the unrelated commit, stock" "$W/score-before-commit.txt"
+block "cachepin score after the unrelated commit, hook" "$W/score-after-commit.txt"
+block "plan (ARM)" "$W/linux-source-6.1/o-arm-hook/cachepin/plan.log"
+printf '\n## Stage times\n\n| stage | seconds |\n|---|---:|\n'
+awk -F'\t' '$1 ~ /^stage_.*_s$/ { s = $1; sub(/^stage_/, "", s); sub(/_s$/, "", s); t[s] = $2; if (!(s in o)) { o[s] = ++n; k[n] = s } }
+	END { for (i = 1; i <= n; i++) print "| " k[i] " | " t[k[i]] " |" }' "$F"
