@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cachepin profile: perf.data, perf script text, hot lists (and existing
- * profiles) to the normalized profile of cachepin-profile(5).
+ * cachepin profile: perf.data, perf script text, hot lists, QEMU execution
+ * logs (and existing profiles) to the normalized profile of
+ * cachepin-profile(5).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tool.h"
 
-enum { OPT_OUTPUT = 'o' };
+enum { OPT_OUTPUT = 'o', OPT_PERIOD = 2001 };
 
 const struct tool_opt profile_opts[] = {
 	{ "output", 'o', "FILE", "write the profile to FILE (default: standard output)", OPT_OUTPUT },
+	{ "period", 0, "N", "QEMU logs: a sample every N executed instructions (default 1: all)", OPT_PERIOD },
 	TOOL_INPUT_OPTS,
 	{ NULL }
 };
@@ -27,6 +29,15 @@ static int profile_opt(int id, const char *arg, void *ctx)
 
 	if (id == OPT_OUTPUT) {
 		a->output = arg;
+		return 0;
+	}
+	if (id == OPT_PERIOD) {
+		if (tool_parse_u64(arg, &a->in.period, "period"))
+			return EXIT_USAGE;
+		if (!a->in.period) {
+			tool_error("bad period '%s': it must be at least 1", arg);
+			return EXIT_USAGE;
+		}
 		return 0;
 	}
 	{

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cachepin/objects.h"
 #include "cachepin/perf.h"
+#include "cachepin/qemu.h"
 #include "cachepin/textin.h"
 #include "tool.h"
 
@@ -101,11 +102,18 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
 	return bin;
 }
 
-enum input_kind { IN_PROFILE, IN_PERF, IN_TEXT };
+enum input_kind { IN_PROFILE, IN_PERF, IN_TEXT, IN_QEMU };
 
-static int input_kind(const char *path, enum input_kind *kind)
+/*
+ * What PATH holds, by its first bytes.  A QEMU log that is not a regular
+ * file (a pipe) keeps its descriptor and the bytes read in *HEAD_FD and
+ * HEAD (*HEAD_LEN), so that none is lost.
+ */
+static int input_kind(const char *path, enum input_kind *kind, int *head_fd, char *head,
+		      size_t *head_len)
 {
-	char magic[20] = "";
+	char magic[256] = "";
+	struct stat sb;
 	ssize_t n;
 	int fd;
 
@@ -117,9 +125,22 @@ static int input_kind(const char *path, enum input_kind *kind)
 	if (fd < 0)
 		return tool_error("cannot open '%s': %s", path, strerror(errno));
 	n = read(fd, magic, sizeof(magic) - 1);
-	close(fd);
-	if (n < 0)
+	if (n < 0) {
+		close(fd);
 		return tool_error("cannot read '%s': %s", path, strerror(errno));
+	}
+	if (cachepin_qtrace__detect(magic, (size_t)n)) {
+		*kind = IN_QEMU;
+		if (!fstat(fd, &sb) && !S_ISREG(sb.st_mode)) {
+			memcpy(head, magic, (size_t)n);
+			*head_len = (size_t)n;
+			*head_fd = fd;
+			return 0;
+		}
+		close(fd);
+		return 0;
+	}
+	close(fd);
 	if (n >= 8 && (!memcmp(magic, "PERFILE2", 8) || !memcmp(magic, "2ELIFREP", 8) ||
 		       !memcmp(magic, "PERFFILE", 8)))
 		*kind = IN_PERF;
@@ -184,8 +205,31 @@ static void check_build_id(const struct cachepin_binary *bin, const struct cache
 	}
 }
 
+/* Report what a QEMU log held besides the blocks that became samples. */
+static void qemu_report(const char *path, const struct cachepin_qtrace_stats *st)
+{
+	if (st->nr_unknown)
+		fprintf(stderr, "cachepin: warning: '%s': %" PRIu64 " of %" PRIu64 " executed blocks (%" PRIu64 " addresses, the first at line %" PRIu64 ") have no in_asm block and are not counted\n"
+			"hint: keep in_asm logging on from the start ('-d in_asm,nochain') and add exec for the window\n",
+			path, st->nr_unknown, st->nr_unknown + st->nr_blocks, st->nr_unknown_pcs,
+			st->first_unknown_line);
+	if (st->nr_partial)
+		fprintf(stderr, "cachepin: warning: '%s': the disassembler stopped early in %" PRIu64 " of %" PRIu64 " in_asm blocks; they count as far as it got\n",
+			path, st->nr_partial, st->nr_translations);
+	if (st->cut_last_line)
+		fprintf(stderr, "cachepin: warning: '%s': the last line is cut off; ignored\n", path);
+	if (!st->nr_exec)
+		fprintf(stderr, "cachepin: warning: '%s': no exec lines\n"
+			"hint: record with '-d in_asm,exec,nochain'\n", path);
+	if (tool_verbose)
+		fprintf(stderr, "cachepin: '%s': %" PRIu64 " exec lines, %" PRIu64 " blocks run (%" PRIu64 " instructions), %" PRIu64 " cancelled, %" PRIu64 " translations (%" PRIu64 " again)\n",
+			path, st->nr_exec, st->nr_blocks, st->nr_insns, st->nr_stopped,
+			st->nr_translations, st->nr_retranslated);
+}
+
 static struct cachepin_profile *load_samples(struct tool_inputs *in, struct cachepin_binary *bin,
-					     const char *path, enum input_kind kind)
+					     const char *path, enum input_kind kind, int head_fd,
+					     const char *head, size_t head_len)
 {
 	unsigned int flags = in->mode == 1 ? CACHEPIN_PBUILD_KERNEL : CACHEPIN_PBUILD_USER;
 	struct cachepin_pbuild *pb = cachepin_pbuild__new(bin, flags);
@@ -214,6 +258,19 @@ static struct cachepin_profile *load_samples(struct tool_inputs *in, struct cach
 					path, m->nr_lost);
 		}
 		cachepin_perf__free(pc.perf);
+	} else if (kind == IN_QEMU) {
+		struct cachepin_qsample_opts o = { .period = in->period, .kernel = in->mode == 1 };
+		struct cachepin_qtrace *t = head_fd >= 0 ? cachepin_qtrace__open_fd(head_fd, path, head, head_len)
+							 : cachepin_qtrace__open(path);
+
+		if (!t) {
+			cachepin_profile__free(cachepin_pbuild__finish(pb));
+			return NULL;
+		}
+		err = cachepin_qtrace__for_each_sample(t, &o, cachepin_pbuild__add_leaves, pb);
+		if (!err)
+			qemu_report(path, cachepin_qtrace__stats(t));
+		cachepin_qtrace__free(t);
 	} else {
 		err = cachepin_text__read(path, CACHEPIN_TEXT_AUTO, cachepin_pbuild__add, pb, &event);
 	}
@@ -245,8 +302,11 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 {
 	struct cachepin_profile *p;
 	enum input_kind kind;
+	char head[256];
+	size_t head_len = 0;
+	int head_fd = -1;
 
-	if (input_kind(path, &kind))
+	if (input_kind(path, &kind, &head_fd, head, &head_len))
 		return NULL;
 	if (kind == IN_PROFILE) {
 		double uw = 0, total;
@@ -289,7 +349,7 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 		}
 		free(map);
 	} else {
-		p = load_samples(in, bin, path, kind);
+		p = load_samples(in, bin, path, kind, head_fd, head, head_len);
 		if (!p)
 			return NULL;
 	}

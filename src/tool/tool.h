@@ -53,6 +53,7 @@ struct tool_inputs {
 	struct cachepin_cache caches[8];
 	size_t nr_caches;
 	bool static_cg;
+	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
 };
 
 #define TOOL_INPUT_OPTS \
