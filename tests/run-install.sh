@@ -10,6 +10,10 @@ for m in "$top"/man/*.1; do [ -f "$r/share/man/man1/$(basename "$m")" ] || fail 
 for m in "$top"/man/*.5; do [ -f "$r/share/man/man5/$(basename "$m")" ] || fail "$(basename "$m") not installed"; done
 [ -f "$r/share/cachepin/examples/natsim/natsim.profile" ] || fail "examples not installed"
 [ -f "$r/share/cachepin/kbuild/linux-6.1-text-layout.patch" ] || fail "kbuild hook not installed"
+for p in linux-6.13-text-layout.patch linux-6.19-text-layout.patch \
+	openwrt/hack-6.6/950-text-layout.patch openwrt/hack-6.12/950-text-layout.patch; do
+	cmp -s "$top/contrib/kbuild/$p" "$r/share/cachepin/kbuild/$p" || fail "kbuild hook $p not installed"
+done
 [ -x "$r/bin/cachepin-kbuild" ] || fail "cachepin-kbuild not installed"
 make -s -C "$top" uninstall DESTDIR="$testdir/root" PREFIX=/usr > uninstall.log 2>&1 || fail "make uninstall failed"
 left=$(find "$testdir/root" -type f | wc -l)
