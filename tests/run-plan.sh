@@ -8,10 +8,10 @@ awk '$1 == "f" && $4 > 0 { print $2, $4 }' "$top/examples/natsim/natsim.profile"
 
 # CC TAG CACHE [extra ld flags]: build, plan, relink, check
 roundtrip() {
-	cc=$1 tag=$2 cache=$3; shift 3
+	cc=$1 tag=$2 cache=$3 hot=${HOT:-hot.txt}; shift 3
 	$cc -O2 -ffunction-sections -static -Wl,-Map=$tag.map -o $tag natsim.c "$@" ||
 		fail "$tag: build failed"
-	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.lds $tag hot.txt 2> $tag.plan.err ||
+	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.lds $tag $hot 2> $tag.plan.err ||
 		{ cat $tag.plan.err; fail "$tag: plan failed"; }
 	[ -s $tag.align ] || fail "$tag: no alignment file"
 	grep -q '\. = ALIGN(0x' $tag.lds && grep -q '__cachepin_start = \.;' $tag.lds &&
@@ -24,21 +24,42 @@ roundtrip() {
 	after=$(sed -n "s/.*cache \([^ ]*\) ([a-z-]*): modelled misses before [0-9]* after \([0-9]*\) .*/\2/p" $tag.lds | head -1)
 	repl=$(sed -n "s/.*cache [^ ]* (\([a-z-]*\)): modelled.*/\1/p" $tag.lds | head -1)
 	[ "$repl" = round-robin ] && repl=round-robin
-	now=$($CACHEPIN score --json -c $cache $tag.new hot.txt | jq ".caches[0].misses[\"$repl\"]")
+	now=$($CACHEPIN score --json -c $cache $tag.new $hot | jq ".caches[0].misses[\"$repl\"]")
 	[ -n "$after" ] && [ "$now" = "$after" ] ||
 		fail "$tag: score of the relinked binary ($now) is not the plan's after ($after)"
 	# the same plan twice is byte-identical
-	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.again.lds $tag hot.txt 2>/dev/null
+	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.again.lds $tag $hot 2>/dev/null
 	cmp -s $tag.lds $tag.again.lds && cmp -s $tag.align $tag.again.align ||
 		fail "$tag: plan is not reproducible"
 	# short options mean the same as the long ones
-	$CACHEPIN plan -m $tag.map -c $cache --standalone -o $tag.short.lds -a $tag.short.al $tag hot.txt 2>/dev/null ||
+	$CACHEPIN plan -m $tag.map -c $cache --standalone -o $tag.short.lds -a $tag.short.al $tag $hot 2>/dev/null ||
 		fail "$tag: plan with short options failed"
 	cmp -s $tag.lds $tag.short.lds && cmp -s $tag.align $tag.short.al ||
 		fail "$tag: short options gave another plan"
 }
 
 roundtrip arm-linux-gnueabihf-gcc arm cortex-a9-32k -marm
+# an assembly object whose .text begins with local code before its first
+# function (as the kernel's arch/arm/lib/csumpartial.o): the alignment file
+# places that function where the plan put it, not at the unit's start
+cat > asmhot.S <<'EOF'
+	.text
+	.arm
+	.align 2
+.Llocal_head:
+	mov	r0, #0
+	bx	lr
+	.globl	asm_hot
+	.type	asm_hot, %function
+asm_hot:
+	add	r0, r0, #1
+	bx	lr
+	.size	asm_hot, . - asm_hot
+EOF
+arm-linux-gnueabihf-gcc -c -o asmhot.o asmhot.S || fail "assembling asmhot.S failed"
+{ cat hot.txt; echo "asm_hot 50000"; } > hot-asm.txt
+HOT=hot-asm.txt roundtrip arm-linux-gnueabihf-gcc armasm cortex-a9-32k -marm asmhot.o
+grep -q '^hot asm_hot asmhot.o .text ' armasm.align || { grep asm_hot armasm.align; fail "asmhot.o's .text is not a hot unit"; }
 roundtrip mips-linux-gnu-gcc mips mips-74k-32k
 readelf -h mips.new | grep -q 'big endian' || fail "MIPS build is not big-endian"
 roundtrip gcc x86 32K:4:32

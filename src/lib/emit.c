@@ -10,16 +10,24 @@
 #include "cachepin/emit.h"
 #include "internal.h"
 
-const char *cachepin_emit__unit_symbol(const struct cachepin_binary *bin,
-				       const struct cachepin_unit *u)
+/* The function that names a unit: the one at its start, else its first. */
+static const struct cachepin_func *unit_func(const struct cachepin_binary *bin,
+					     const struct cachepin_unit *u)
 {
 	size_t i;
 
-	/* the function at the unit's start, else its first one */
 	for (i = 0; i < u->nr_funcs; i++)
 		if (bin->funcs[u->first_func + i].addr == u->addr)
-			return bin->funcs[u->first_func + i].name;
-	return u->nr_funcs ? bin->funcs[u->first_func].name : NULL;
+			return &bin->funcs[u->first_func + i];
+	return u->nr_funcs ? &bin->funcs[u->first_func] : NULL;
+}
+
+const char *cachepin_emit__unit_symbol(const struct cachepin_binary *bin,
+				       const struct cachepin_unit *u)
+{
+	const struct cachepin_func *fn = unit_func(bin, u);
+
+	return fn ? fn->name : NULL;
 }
 
 struct secname {
@@ -203,7 +211,12 @@ int cachepin_emit__alignfile(FILE *f, const struct cachepin_plan *plan,
 	for (i = 0; i < plan->nr_units; i++) {
 		const struct cachepin_plan_unit *pu = &plan->units[i];
 		const struct cachepin_unit *u = &bin->units[pu->unit];
-		const char *sym = cachepin_emit__unit_symbol(bin, u);
+		const struct cachepin_func *fn = unit_func(bin, u);
+		/*
+		 * offset and first set are the symbol's: an assembly object's
+		 * .text can start with local code before its first function
+		 */
+		uint64_t off = pu->off + (fn ? fn->addr - u->addr : 0);
 		size_t n = 0;
 
 		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cmp_u32);
@@ -212,8 +225,8 @@ int cachepin_emit__alignfile(FILE *f, const struct cachepin_plan *plan,
 				sets[i][n++] = sets[i][j];
 		/* hot lines: distinct (set, way span) pairs are lines; count distinct lines */
 		fprintf(f, "%s %s %s %s 0x%" PRIx64 " %" PRIu64 " %u %zu ", pu->hot ? "hot" : "fill",
-			sym ? sym : "-", u->object ? u->object : "-", u->section, pu->off, pu->align,
-			cachepin_cache__set(c, plan->base + pu->off), n);
+			fn ? fn->name : "-", u->object ? u->object : "-", u->section, off, pu->align,
+			cachepin_cache__set(c, plan->base + off), n);
 		put_ranges(f, sets[i], n);
 		fputc('\n', f);
 	}
