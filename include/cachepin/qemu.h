@@ -98,6 +98,14 @@ struct cachepin_qsample_opts {
 	uint64_t period;	/* instructions per sample; 0 means 1 */
 	bool kernel;		/* flag frames CACHEPIN_FRAME_KERNEL */
 	uint32_t max_stack;	/* frames after the leaf; 0 means 127 */
+	/*
+	 * [start, end) of the functions that switch stacks (a kernel's
+	 * __switch_to, resume): when execution leaves them other than by a
+	 * call, another task runs and the stack is emptied, as its frames
+	 * are not known.
+	 */
+	const uint64_t (*switch_ranges)[2];
+	size_t nr_switch_ranges;
 };
 
 /*

@@ -35,6 +35,9 @@
  *     was entered but exited before its first instruction (an exit
  *     request): that exec line is cancelled.  "Linking TBs" lines mean
  *     chaining was on, so exec lines miss the chained blocks: refused.
+ *     QEMU's MIPS system emulation also logs under exec "Status OLD (..)
+ *     => NEW (..) Cause C" (mtc0 to Status), "ERET: PC .. EPC .." and
+ *     "  =>  PC .. EPC .." (eret): skipped.
  *
  * A pc translated again (TB flush, other flags) takes the latest
  * translation.  A log may start with in_asm blocks and no exec lines (the
@@ -112,6 +115,10 @@ static const char STOPPED[] = "Stopped execution of TB chain before ";
 static const char LINKING[] = "Linking TBs";
 static const char DISAGREE[] = "Disassembler disagrees with translator";
 static const char REPORT[] = "Please report this to ";
+/* what QEMU's MIPS system emulation logs with exec: mtc0 Status, eret */
+static const char MIPS_STATUS[] = "Status ";
+static const char MIPS_ERET[] = "ERET: PC ";
+static const char MIPS_ERET_TO[] = "  =>  PC ";
 
 static inline int hexd(unsigned char c)
 {
@@ -703,6 +710,16 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 	case 'S':
 		if (STARTS(p, e, STOPPED))
 			return qt_stopped_line(t, p, e);
+		if (STARTS(p, e, MIPS_STATUS))
+			return 0;
+		break;
+	case 'E':
+		if (STARTS(p, e, MIPS_ERET))
+			return 0;
+		break;
+	case ' ':
+		if (STARTS(p, e, MIPS_ERET_TO))
+			return 0;
 		break;
 	case 'L':
 		if (STARTS(p, e, LINKING))
@@ -799,6 +816,7 @@ struct qs_stack {
 	struct cachepin_frame *f;	/* QS_CAP + 1: leaf slot, then the frames up to f[QS_CAP] */
 	size_t depth;
 	bool after_ret;
+	bool in_switch;		/* the last block was in a stack-switching function */
 };
 
 struct qs_ctx {
@@ -809,6 +827,8 @@ struct qs_ctx {
 	size_t nr_cpus;
 	uint32_t *leaf;
 	size_t cap_leaf;
+	const uint64_t (*sw)[2];
+	size_t nr_sw;
 	cachepin_qsample_fn_t fn;
 	void *ctx;
 };
@@ -836,6 +856,16 @@ static int qs_block(void *ctx, const struct cachepin_qblock *b)
 	if (!st->f && !(st->f = calloc(QS_CAP + 1, sizeof(*st->f))))
 		return -ENOMEM;
 
+	/* a context switch: the frames on the stack are the previous task's */
+	if (q->nr_sw) {
+		bool in = false;
+
+		for (i = 0; i < q->nr_sw && !in; i++)
+			in = b->pc >= q->sw[i][0] && b->pc < q->sw[i][1];
+		if (st->in_switch && !in)
+			st->depth = 0;
+		st->in_switch = in;
+	}
 	/* returns: back to the frame whose return address this block starts at */
 	top = &st->f[QS_CAP + 1 - st->depth];
 	if (st->depth && st->after_ret) {
@@ -879,6 +909,7 @@ static int qs_block(void *ctx, const struct cachepin_qblock *b)
 	}
 
 	if (b->flags & CACHEPIN_QBLOCK_CALL) {
+		st->in_switch = false;	/* a call out of it is no switch */
 		if (st->depth == QS_CAP)	/* drop the outermost frame */
 			memmove(&st->f[2], &st->f[1], (QS_CAP - 1) * sizeof(*st->f));
 		else
@@ -904,6 +935,10 @@ int cachepin_qtrace__for_each_sample(struct cachepin_qtrace *t,
 	if (q.max_stack > QS_CAP)
 		q.max_stack = QS_CAP;
 	q.fflags = opts && opts->kernel ? CACHEPIN_FRAME_KERNEL : 0;
+	if (opts) {
+		q.sw = opts->switch_ranges;
+		q.nr_sw = opts->nr_switch_ranges;
+	}
 	q.fn = fn;
 	q.ctx = ctx;
 	err = cachepin_qtrace__for_each_block(t, qs_block, &q);

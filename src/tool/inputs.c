@@ -259,10 +259,24 @@ static struct cachepin_profile *load_samples(struct tool_inputs *in, struct cach
 		}
 		cachepin_perf__free(pc.perf);
 	} else if (kind == IN_QEMU) {
+		/* where a kernel switches tasks (ARM, MIPS, x86-64, arm64) */
+		static const char *const switchers[] = { "__switch_to", "__switch_to_asm", "resume",
+							 "cpu_switch_to" };
 		struct cachepin_qsample_opts o = { .period = in->period, .kernel = in->mode == 1 };
 		struct cachepin_qtrace *t = head_fd >= 0 ? cachepin_qtrace__open_fd(head_fd, path, head, head_len)
 							 : cachepin_qtrace__open(path);
+		uint64_t sw[ARRAY_LEN(switchers)][2];
+		size_t i;
 
+		for (i = 0; o.kernel && i < ARRAY_LEN(switchers); i++) {
+			const struct cachepin_func *f = cachepin_binary__lookup(bin, switchers[i], NULL, NULL);
+
+			if (f && f->size) {
+				sw[o.nr_switch_ranges][0] = f->addr;
+				sw[o.nr_switch_ranges++][1] = f->addr + f->size;
+			}
+		}
+		o.switch_ranges = sw;
 		if (!t) {
 			cachepin_profile__free(cachepin_pbuild__finish(pb));
 			return NULL;

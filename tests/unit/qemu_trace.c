@@ -248,6 +248,41 @@ static void test_samples(void)
 	}
 }
 
+/* __switch_to at 0x4000 loads another task's pc: 0x5000 runs on its stack */
+static const char switch_log[] =
+	SEP "IN: a\n0x1000:  eb000000  bl       #0x4000\n\n"
+	SEP "IN: __switch_to\n0x4000:  e2800001  add      r0, r0, #1\n0x4004:  eb000000  bl       #0x6000\n\n"
+	SEP "IN: helper\n0x6000:  e12fff1e  bx       lr\n\n"
+	SEP "IN: __switch_to\n0x4008:  e894a000  ldm      r4, {sp, pc}\n\n"
+	SEP "IN: b\n0x5000:  e2800001  add      r0, r0, #1\n\n"
+	TR32("00001000", "a") TR32("00004000", "__switch_to") TR32("00006000", "helper")
+	TR32("00004008", "__switch_to") TR32("00005000", "b");
+
+static void test_switch(void)
+{
+	static const uint64_t sw[1][2] = { { 0x4000, 0x4010 } };
+	static const char *const want[] = {
+		"1@1000+0\n1@4000+0,4 1004\n1@6000+0 4008 1004\n1@4008+0 1004\n1@5000+0 1004\n",
+		"1@1000+0\n1@4000+0,4 1004\n1@6000+0 4008 1004\n1@4008+0 1004\n1@5000+0\n",
+	};
+	size_t i;
+
+	write_input(switch_log);
+	for (i = 0; i < 2; i++) {
+		struct cachepin_qsample_opts o = { .switch_ranges = sw, .nr_switch_ranges = i };
+		struct cachepin_qtrace *t = cachepin_qtrace__open(tmpl);
+		char *out = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		CHECK(!cachepin_qtrace__for_each_sample(t, &o, print_samples, f), "switch %zu: rc", i);
+		fclose(f);
+		CHECK(!strcmp(out, want[i]), "switch %zu: got\n%swant\n%s", i, out, want[i]);
+		free(out);
+		cachepin_qtrace__free(t);
+	}
+}
+
 /* ---- messages name the file and the line ---- */
 
 static const struct {
@@ -339,6 +374,7 @@ int main(void)
 	cachepin_set_print(capture_msg);
 	test_rows();
 	test_samples();
+	test_switch();
 	test_msgs();
 	test_head();
 	unlink(tmpl);
