@@ -124,7 +124,19 @@ static int input_kind(const char *path, enum input_kind *kind, int *head_fd, cha
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return tool_error("cannot open '%s': %s", path, strerror(errno));
-	n = read(fd, magic, sizeof(magic) - 1);
+	/* a pipe may give less than asked for: read on up to the buffer's end */
+	for (n = 0; n < (ssize_t)sizeof(magic) - 1;) {
+		ssize_t r = read(fd, magic + n, sizeof(magic) - 1 - (size_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0)
+				n = -1;
+			break;
+		}
+		n += r;
+	}
 	if (n < 0) {
 		close(fd);
 		return tool_error("cannot read '%s': %s", path, strerror(errno));
@@ -315,7 +327,7 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 					   const char *path)
 {
 	struct cachepin_profile *p;
-	enum input_kind kind;
+	enum input_kind kind = IN_TEXT;
 	char head[256];
 	size_t head_len = 0;
 	int head_fd = -1;
