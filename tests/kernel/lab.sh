@@ -264,6 +264,8 @@ boot_pair() {
 	rm -rf "$D"
 	mkdir -p "$D"
 	for f in router mon hosts; do mkfifo "$D/$f.in" "$D/$f.out"; done
+	# the kernel as booted: later stages rebuild the trees
+	cp "$k/vmlinux" "$k/vmlinux.map" "$k/System.map" "$k/.config" "$D/"
 	port=$(free_port)
 	common="-M vexpress-a9 -m 256 -smp 1 -kernel $k/arch/arm/boot/zImage
 		-dtb $k/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd $W/initrd.gz
@@ -337,13 +339,14 @@ stage_before() {
 stage_profile() {
 	mkdir -p "$W/profile"
 	t0=$(now)
-	"$CACHEPIN" profile -m "$OA/vmlinux.map" -o "$W/profile/perf.profile" \
-		"$OA/vmlinux" "$W/run-before/perf.data" 2> "$W/profile/perf.log" ||
+	B=$W/run-before
+	"$CACHEPIN" profile -m "$B/vmlinux.map" -o "$W/profile/perf.profile" \
+		"$B/vmlinux" "$B/perf.data" 2> "$W/profile/perf.log" ||
 		{ cat "$W/profile/perf.log" >&2; die "cachepin profile of the perf recording failed"; }
 	fact profile_perf_s $(( $(now) - t0 ))
 	t0=$(now)
-	"$CACHEPIN" profile -m "$OA/vmlinux.map" -o "$W/profile/trace.profile" \
-		"$OA/vmlinux" "$W/run-before/trace.log" 2> "$W/profile/trace.log" ||
+	"$CACHEPIN" profile -m "$B/vmlinux.map" -o "$W/profile/trace.profile" \
+		"$B/vmlinux" "$B/trace.log" 2> "$W/profile/trace.log" ||
 		{ cat "$W/profile/trace.log" >&2; die "cachepin profile of the QEMU trace failed"; }
 	fact profile_trace_s $(( $(now) - t0 ))
 	fact trace_bytes "$(stat -c %s "$W/run-before/trace.log")"
@@ -401,8 +404,12 @@ stage_simulate() {
 			die "trace-sim failed on '$W/run-$r/trace.log'"
 		cat "$W/sim-$r.txt" >&2
 	done
-	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OA/vmlinux" "$W/profile/$PLAN_FROM.profile" > "$W/score-before.txt"
-	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OH/vmlinux" "$W/profile/$PLAN_FROM.profile" > "$W/score-after.txt"
+	for r in before after; do
+		for p in perf trace; do
+			"$CACHEPIN" score -c "$CACHE" "$W/run-$r/vmlinux" "$W/profile/$p.profile" > "$W/score-$r-$p.txt" ||
+				die "cachepin score of '$W/run-$r/vmlinux' failed"
+		done
+	done
 }
 
 # sets NAME MAP: "function set" for every function of the profile, for the
@@ -435,8 +442,8 @@ stage_stability() {
 	fact stability_hot_functions "$(wc -l < "$W/sets-a.txt")"
 	fact stability_moved_without_hook "$(moved_sets "$W/sets-a.txt" "$W/sets-a2.txt")"
 	fact stability_moved_with_hook "$(moved_sets "$W/sets-b.txt" "$W/sets-b2.txt")"
-	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OA/vmlinux" "$pf" > "$W/score-before-commit.txt"
-	"$CACHEPIN" score -c "$CACHE" -c "$CACHE:random" "$OH/vmlinux" "$pf" > "$W/score-after-commit.txt"
+	"$CACHEPIN" score -c "$CACHE" "$OA/vmlinux" "$pf" > "$W/score-before-commit.txt"
+	"$CACHEPIN" score -c "$CACHE" "$OH/vmlinux" "$pf" > "$W/score-after-commit.txt"
 	patch -s -R -p1 -d "$SRC" < "$commit"
 	trap - EXIT
 	amake "$OA" vmlinux > "$W/stability-restore.log" 2>&1
@@ -488,7 +495,7 @@ for s in "$@"; do
 	*) die "unknown stage '$s'" "stages are $ALL" ;;
 	esac
 	log "stage '$s'"
-	t0=$(now)
+	ts=$(now)
 	"stage_$s"
-	fact "stage_${s}_s" $(( $(now) - t0 ))
+	fact "stage_${s}_s" $(( $(now) - ts ))
 done

@@ -58,8 +58,10 @@ $(get stability_moved_with_hook) with it.
 EOF
 block "Trace-driven misses, stock layout (kernel fetches of the traced window)" "$W/sim-before.txt"
 block "Trace-driven misses, planned layout" "$W/sim-after.txt"
-block "cachepin score, stock layout" "$W/score-before.txt"
-block "cachepin score, planned layout" "$W/score-after.txt"
+for p in perf trace; do
+	block "cachepin score of the $p profile, stock layout" "$W/score-before-$p.txt"
+	block "cachepin score of the $p profile, planned layout" "$W/score-after-$p.txt"
+done
 block "cachepin score after the unrelated commit, stock" "$W/score-before-commit.txt"
 block "cachepin score after the unrelated commit, hook" "$W/score-after-commit.txt"
 block "plan (ARM)" "$W/linux-source-6.1/o-arm-hook/cachepin/plan.log"
