@@ -120,14 +120,17 @@ static const char MIPS_STATUS[] = "Status ";
 static const char MIPS_ERET[] = "ERET: PC ";
 static const char MIPS_ERET_TO[] = "  =>  PC ";
 
+/* hex digit values plus one; 0 for other characters */
+static const unsigned char hexv1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static inline int hexd(unsigned char c)
 {
-	if ((unsigned int)(c - '0') < 10u)
-		return c - '0';
-	c |= 0x20;
-	if ((unsigned int)(c - 'a') < 6u)
-		return c - 'a' + 10;
-	return -1;
+	return hexv1[c] - 1;
 }
 
 /* Hex digits at P (before E): the end, or NULL if none or too many. */
@@ -147,6 +150,16 @@ static const char *scan_hex(const char *p, const char *e, uint64_t *v, unsigned 
 	if (nd)
 		*nd = (unsigned int)(p - s);
 	return p;
+}
+
+/* The same without the value: fields of exec lines that are not needed. */
+static inline const char *skip_hex(const char *p, const char *e)
+{
+	const char *s = p;
+
+	while (p < e && hexv1[(unsigned char)*p])
+		p++;
+	return p == s || p - s > 16 ? NULL : p;
 }
 
 static bool starts(const char *s, const char *e, const char *lit, size_t n)
@@ -610,7 +623,7 @@ static int qt_deliver(struct cachepin_qtrace *t, cachepin_qblock_fn_t fn, void *
 static int qt_exec_line(struct cachepin_qtrace *t, const char *p, const char *e)
 {
 	const char *q = p + 6;
-	uint64_t cpu = 0, v, pc;
+	uint64_t cpu = 0, pc;
 	unsigned int nd;
 	int i;
 
@@ -621,12 +634,12 @@ static int qt_exec_line(struct cachepin_qtrace *t, const char *p, const char *e)
 		if (cpu >= QT_MAX_CPUS)
 			goto bad;
 	}
-	if (!starts(q, e, ": 0x", 4) || !(q = scan_hex(q + 4, e, &v, NULL)) ||
-	    !starts(q, e, " [", 2) || !(q = scan_hex(q + 2, e, &v, NULL)) || q >= e || *q != '/' ||
+	if (!starts(q, e, ": 0x", 4) || !(q = skip_hex(q + 4, e)) ||
+	    !starts(q, e, " [", 2) || !(q = skip_hex(q + 2, e)) || q >= e || *q != '/' ||
 	    !(q = scan_hex(q + 1, e, &pc, &nd)))
 		goto bad;
 	for (i = 0; i < 2; i++)
-		if (q >= e || *q != '/' || !(q = scan_hex(q + 1, e, &v, NULL)))
+		if (q >= e || *q != '/' || !(q = skip_hex(q + 1, e)))
 			goto bad;
 	if (q >= e || *q != ']')
 		goto bad;
