@@ -31,6 +31,12 @@ struct pb_func {
 };
 
 #define PB_DEPTH 64	/* stack depths with a lookup cache */
+#define PB_ACACHE 4096	/* addresses with their function, direct mapped */
+
+struct pb_acache {
+	uint64_t addr;		/* UINT64_MAX: empty */
+	const struct cachepin_func *f;	/* NULL: no function there */
+};
 
 struct cachepin_pbuild {
 	const struct cachepin_binary *bin;
@@ -40,6 +46,11 @@ struct cachepin_pbuild {
 	 */
 	const struct cachepin_func *last_func[PB_DEPTH];
 	struct edge_ent *last_edge[PB_DEPTH];
+	/*
+	 * Instruction traces hit few addresses many times, in an order that
+	 * defeats the per-depth cache: the functions of recent addresses.
+	 */
+	struct pb_acache acache[PB_ACACHE];
 	unsigned int flags;
 	const char *base;		/* binary base name, for dso matching */
 	int64_t kaslr;			/* runtime - link-time address */
@@ -74,6 +85,7 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 	pb->bin = bin;
 	pb->flags = flags;
 	pb->base = base_name(bin->path);
+	memset(pb->acache, 0xff, sizeof(pb->acache));
 	return pb;
 }
 
@@ -141,7 +153,13 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	    addr >= f->addr && addr - f->addr < (f->size ? f->size : 1)) {
 		/* same function as this depth of the previous sample */
 	} else {
-		f = cachepin_binary__find_func(bin, addr);
+		struct pb_acache *c = &pb->acache[(addr * 0x9e3779b97f4a7c15ULL) >> 52];
+
+		if (c->addr != addr) {
+			c->addr = addr;
+			c->f = cachepin_binary__find_func(bin, addr);
+		}
+		f = c->f;
 		if (!f)
 			return -1;
 		if (depth < PB_DEPTH)
