@@ -110,6 +110,10 @@ for spec in "x86 gcc objdump readelf qemu-x86_64 2 0" \
 	echo "$t: spin_a $wa, spin_b $wb, driver $wd (inclusive $((wd + wa + wb))), $total instructions"
 done
 expect_fail "bad period '0'" $CACHEPIN profile --period 0 qtwork.x86 x86.log
+# another run of the program: another log (other host addresses), the same profile
+qtrace qemu-x86_64 -d in_asm,exec,nochain -D again.log ./qtwork.x86 $N
+cmp -s again.log x86.log && fail "two QEMU runs wrote the same log"
+$CACHEPIN profile qtwork.x86 again.log 2>/dev/null | cmp -s - x86.prof || fail "two runs of qtwork give two profiles"
 
 # per function, QEMU's instruction counts are valgrind's
 env -i valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=qtwork.cg ./qtwork.x86 $N 2>/dev/null ||
