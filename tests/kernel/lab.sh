@@ -264,7 +264,10 @@ boot_pair() {
 	rm -rf "$D"
 	mkdir -p "$D"
 	for f in router mon hosts; do mkfifo "$D/$f.in" "$D/$f.out"; done
-	# the kernel as booted: later stages rebuild the trees
+	# the kernel as booted (later stages rebuild the trees), and only a
+	# zImage made from this vmlinux
+	[ "$k/arch/arm/boot/zImage" -nt "$k/vmlinux" ] ||
+		die "'$k/arch/arm/boot/zImage' is older than its vmlinux"
 	cp "$k/vmlinux" "$k/vmlinux.map" "$k/System.map" "$k/.config" "$D/"
 	port=$(free_port)
 	common="-M vexpress-a9 -m 256 -smp 1 -kernel $k/arch/arm/boot/zImage
@@ -331,6 +334,8 @@ boot_pair() {
 }
 
 stage_before() {
+	amake "$OA" vmlinux zImage vexpress-v2p-ca9.dtb > "$W/before-make.log" 2>&1 ||
+		die "make of the stock kernel failed, see '$W/before-make.log'"
 	t0=$(now)
 	boot_pair before "$OA" trace perf
 	fact before_boot_s $(( $(now) - t0 ))
@@ -344,6 +349,8 @@ stage_profile() {
 		"$B/vmlinux" "$B/perf.data" 2> "$W/profile/perf.log" ||
 		{ cat "$W/profile/perf.log" >&2; die "cachepin profile of the perf recording failed"; }
 	fact profile_perf_s $(( $(now) - t0 ))
+	! grep -q 'build-id .* differs' "$W/profile/perf.log" ||
+		die "'$B/perf.data' was recorded on another kernel than '$B/vmlinux'"
 	t0=$(now)
 	"$CACHEPIN" profile -m "$B/vmlinux.map" -o "$W/profile/trace.profile" \
 		"$B/vmlinux" "$B/trace.log" 2> "$W/profile/trace.log" ||
@@ -390,12 +397,18 @@ stage_nopatch() {
 		die "zImage of the no-patch kernel failed, see '$W/nopatch-zimage.log'"
 	boot_pair nopatch "$OA"
 	# back to the stock layout for the stages after this one
-	amake "$OA" vmlinux > "$W/nopatch-restore.log" 2>&1
+	amake "$OA" vmlinux zImage > "$W/nopatch-restore.log" 2>&1
 }
 
 # misses of a traced window: trace-sim over kernel addresses
 simulate() {
-	"$TRACESIM" -c "$CACHE" -c "$CACHE:random" --range 0xbf000000-0xffffffff "$1"
+	"$TRACESIM" -c "$CACHE" --range 0xbf000000-0xffffffff "$1"
+}
+
+# score_facts PREFIX FILE: the modelled misses of a cachepin score output
+score_facts() {
+	fact "$1_lru" "$(awk '$1 == "misses" && $2 == "LRU" { print $3; exit }' "$2")"
+	fact "$1_random" "$(awk '$1 == "misses" && $2 == "pseudo-random" { print $3; exit }' "$2")"
 }
 
 stage_simulate() {
@@ -403,54 +416,80 @@ stage_simulate() {
 		simulate "$W/run-$r/trace.log" > "$W/sim-$r.txt" ||
 			die "trace-sim failed on '$W/run-$r/trace.log'"
 		cat "$W/sim-$r.txt" >&2
+		for pol in lru random fa-lru; do
+			fact "sim_${r}_$pol" "$(awk -v p=$pol '$2 == p { print $4; exit }' "$W/sim-$r.txt")"
+		done
+		fact "sim_${r}_instructions" "$(awk '$2 == "lru" { print $5; exit }' "$W/sim-$r.txt")"
+	done
+	# the same workload in both windows, so the misses compare directly;
+	# the planned layout must not miss more than the stock one
+	for pol in lru random; do
+		b=$(getfact sim_before_$pol) a=$(getfact sim_after_$pol)
+		ia=$(getfact sim_after_instructions) ib=$(getfact sim_before_instructions)
+		# per instruction: the two windows ran the same downloads, but
+		# not exactly the same number of instructions
+		ch=$(awk -v a=$a -v b=$b -v ia=$ia -v ib=$ib 'BEGIN { printf "%+.1f", (a / ia - b / ib) * 100 / (b / ib) }')
+		fact "sim_change_$pol" "$ch % misses per instruction"
+		awk -v c=$ch 'BEGIN { exit !(c <= 0) }' ||
+			die "the planned layout misses more than the stock one ($pol: $b -> $a)"
 	done
 	for r in before after; do
 		for p in perf trace; do
 			"$CACHEPIN" score -c "$CACHE" "$W/run-$r/vmlinux" "$W/profile/$p.profile" > "$W/score-$r-$p.txt" ||
 				die "cachepin score of '$W/run-$r/vmlinux' failed"
+			score_facts "score_${r}_$p" "$W/score-$r-$p.txt"
 		done
 	done
 }
 
-# sets NAME MAP: "function set" for every function of the profile, for the
-# 32 KiB 4-way 32 B cache (256 sets, index bits 5..12 of the address)
-hot_names() { awk '$1 == "f" { print $2 }' "$1"; }
+# sets_of NAMES MAP: "function set" for every function named in NAMES, for
+# the 32 KiB 4-way 32 B cache (256 sets, index bits 5..12 of the address)
 sets_of() {
-	hot_names "$1" | awk 'NR == FNR { hot[$1] = 1; next }
+	awk 'NR == FNR { hot[$1] = 1; next }
 		($2 == "t" || $2 == "T") && ($3 in hot) && !seen[$3]++ {
 			a = 0; h = $1
 			for (i = 1; i <= length(h); i++)
 				a = a * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
 			print $3, int(a / 32) % 256
-		}' - "$2" | sort
+		}' "$1" "$2" | sort
 }
 moved_sets() { join "$1" "$2" | awk '$2 != $3 { n++ } END { print n + 0 }'; }
 
 stage_stability() {
 	pf=$W/profile/$PLAN_FROM.profile
 	commit=$TOP/tests/kernel/unrelated-commit.patch
-	sets_of "$pf" "$OA/System.map" > "$W/sets-a.txt"
-	sets_of "$pf" "$OH/System.map" > "$W/sets-b.txt"
+	# the functions the plan placed for their hot lines, and all the
+	# functions with samples (the plan leaves the coldest in link order)
+	awk '$1 == "hot" { print $2 }' "$OH/cachepin/text-layout.align" | sort -u > "$W/names-planned.txt"
+	awk '$1 == "f" { print $2 }' "$pf" | sort -u > "$W/names-sampled.txt"
+	for n in planned sampled; do
+		sets_of "$W/names-$n.txt" "$OA/System.map" > "$W/sets-a-$n.txt"
+		sets_of "$W/names-$n.txt" "$OH/System.map" > "$W/sets-b-$n.txt"
+	done
 	patch -s -p1 -d "$SRC" < "$commit"
 	trap 'patch -s -R -p1 -d "$SRC" < "$commit"' EXIT
 	amake "$OA" vmlinux > "$W/stability-a.log" 2>&1 || die "build of the changed tree failed"
 	amake "$OH" vmlinux > "$W/stability-b.log" 2>&1 || die "build of the changed tree with the hook failed"
 	"$CACHEPIN" check "$OH/System.map" "$OH/cachepin/text-layout.align" > "$W/stability-check.txt" ||
 		die "'$OH/System.map': planned units moved after the unrelated commit"
-	sets_of "$pf" "$OA/System.map" > "$W/sets-a2.txt"
-	sets_of "$pf" "$OH/System.map" > "$W/sets-b2.txt"
-	fact stability_hot_functions "$(wc -l < "$W/sets-a.txt")"
-	fact stability_moved_without_hook "$(moved_sets "$W/sets-a.txt" "$W/sets-a2.txt")"
-	fact stability_moved_with_hook "$(moved_sets "$W/sets-b.txt" "$W/sets-b2.txt")"
+	for n in planned sampled; do
+		sets_of "$W/names-$n.txt" "$OA/System.map" > "$W/sets-a2-$n.txt"
+		sets_of "$W/names-$n.txt" "$OH/System.map" > "$W/sets-b2-$n.txt"
+		fact stability_${n}_functions "$(wc -l < "$W/sets-a-$n.txt")"
+		fact stability_${n}_moved_without_hook "$(moved_sets "$W/sets-a-$n.txt" "$W/sets-a2-$n.txt")"
+		fact stability_${n}_moved_with_hook "$(moved_sets "$W/sets-b-$n.txt" "$W/sets-b2-$n.txt")"
+	done
 	"$CACHEPIN" score -c "$CACHE" "$OA/vmlinux" "$pf" > "$W/score-before-commit.txt"
 	"$CACHEPIN" score -c "$CACHE" "$OH/vmlinux" "$pf" > "$W/score-after-commit.txt"
+	score_facts score_commit_stock "$W/score-before-commit.txt"
+	score_facts score_commit_hook "$W/score-after-commit.txt"
 	patch -s -R -p1 -d "$SRC" < "$commit"
 	trap - EXIT
-	amake "$OA" vmlinux > "$W/stability-restore.log" 2>&1
-	amake "$OH" vmlinux > "$W/stability-restore.log" 2>&1
-	[ "$(getfact stability_moved_with_hook)" = 0 ] ||
-		die "with the hook, $(getfact stability_moved_with_hook) hot functions changed sets after an unrelated commit"
-	[ "$(getfact stability_moved_without_hook)" -gt 0 ] ||
+	amake "$OA" vmlinux zImage > "$W/stability-restore.log" 2>&1
+	amake "$OH" vmlinux zImage >> "$W/stability-restore.log" 2>&1
+	[ "$(getfact stability_planned_moved_with_hook)" = 0 ] ||
+		die "with the hook, $(getfact stability_planned_moved_with_hook) planned hot functions changed sets after an unrelated commit"
+	[ "$(getfact stability_planned_moved_without_hook)" -gt 0 ] ||
 		die "the unrelated commit moved no hot function in the stock build: the demo shows nothing"
 }
 
@@ -470,17 +509,25 @@ stage_mips() {
 	[ -n "$entry" ] && [ "$stext" = "$entry" ] ||
 		die "'$OM/System.map': __kernel_entry ($entry) is not at _stext ($stext)"
 	fact mips_text "_text=$text _stext=$stext __kernel_entry=$entry"
-	# a static big-endian init that says it ran; its exit panics the
-	# kernel, and panic=-1 with -no-reboot ends QEMU
+	# a static big-endian /init that says it ran, then waits; the kernel
+	# has no reboot driver, so the lab stops QEMU once it has seen the
+	# line (or after two minutes)
 	mkdir -p "$W/mips-initramfs"
-	$MIPS-gcc -static -Os -o "$W/mips-initramfs/init" "$TOP/tests/kernel/mips-init.c"
+	$MIPS-gcc -static -nostdlib -ffreestanding -fno-pic -mno-abicalls -Os \
+		-o "$W/mips-initramfs/init" "$TOP/tests/kernel/mips-init.c"
 	(cd "$W/mips-initramfs" && echo init | cpio -o -H newc --quiet -R 0:0) > "$W/mips-initrd.cpio"
-	timeout 300 qemu-system-mips -M malta -m 256 -kernel "$OM/vmlinux" \
-		-initrd "$W/mips-initrd.cpio" -append "console=ttyS0 rdinit=/init panic=-1" \
+	: > "$W/mips-console.log"
+	qemu-system-mips -M malta -m 256 -kernel "$OM/vmlinux" \
+		-initrd "$W/mips-initrd.cpio" -append "console=ttyS0 rdinit=/init" \
 		-display none -vga none -serial file:"$W/mips-console.log" -monitor none \
-		-nic none -no-reboot < /dev/null 2> "$W/mips-qemu.err" || :
-	grep -q '^LAB: mips init ran' "$W/mips-console.log" ||
-		die "'$W/mips-console.log': the MIPS kernel did not reach /init"
+		-nic none -no-reboot < /dev/null 2> "$W/mips-qemu.err" &
+	mpid=$!
+	trap 'kill $mpid 2> /dev/null' EXIT
+	wait_for "$W/mips-console.log" '^LAB: mips init ran' 120
+	kill $mpid
+	wait $mpid || :
+	trap - EXIT
+	fact mips_init "$(sed -n 's/^LAB: mips init ran on //p' "$W/mips-console.log" | tr -d '\r')"
 	fact mips_boot ok
 }
 

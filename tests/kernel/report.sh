@@ -37,7 +37,7 @@ Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/nu
 | MIPS orphan-section warnings | $(get mips_orphan_warnings) |
 | MIPS check | $(get mips_check) |
 | MIPS entry | $(get mips_text) |
-| MIPS boot to /init | $(get mips_boot) |
+| MIPS boot to /init | $(get mips_boot): $(get mips_init) |
 
 ## Router runs
 
@@ -50,14 +50,37 @@ Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/nu
 Profiles: the perf recording in $(get profile_perf_s) s, the QEMU trace
 ($(get trace_bytes) bytes) in $(get profile_trace_s) s.
 
+## Trace-driven misses (kernel fetches of the traced windows, 32 KiB 4-way 32 B)
+
+| layout | instructions | LRU | pseudo-random | fully associative LRU |
+|---|---:|---:|---:|---:|
+| stock | $(get sim_before_instructions) | $(get sim_before_lru) | $(get sim_before_random) | $(get sim_before_fa-lru) |
+| planned | $(get sim_after_instructions) | $(get sim_after_lru) | $(get sim_after_random) | $(get sim_after_fa-lru) |
+
+Change: LRU $(get sim_change_lru), pseudo-random $(get sim_change_random).
+
+## cachepin score (modelled misses, 32 KiB 4-way 32 B)
+
+| profile | stock LRU | planned LRU | stock pseudo-random | planned pseudo-random |
+|---|---:|---:|---:|---:|
+| perf (the plan's input) | $(get score_before_perf_lru) | $(get score_after_perf_lru) | $(get score_before_perf_random) | $(get score_after_perf_random) |
+| QEMU trace | $(get score_before_trace_lru) | $(get score_after_trace_lru) | $(get score_before_trace_random) | $(get score_after_trace_random) |
+
+After the unrelated commit (the plan's profile): stock LRU $(get score_commit_stock_lru),
+pseudo-random $(get score_commit_stock_random); with the hook LRU $(get score_commit_hook_lru),
+pseudo-random $(get score_commit_hook_random).
+
 ## Stability: an unrelated commit
 
-$(get stability_hot_functions) functions of the profile; after the commit,
-$(get stability_moved_without_hook) change their 32 KiB cache set without the hook and
-$(get stability_moved_with_hook) with it.
+Functions that change their 32 KiB cache set after the commit:
+
+| functions | how many | without the hook | with the hook |
+|---|---:|---:|---:|
+| placed by the plan for their hot lines | $(get stability_planned_functions) | $(get stability_planned_moved_without_hook) | $(get stability_planned_moved_with_hook) |
+| all with samples in the profile | $(get stability_sampled_functions) | $(get stability_sampled_moved_without_hook) | $(get stability_sampled_moved_with_hook) |
 EOF
-block "Trace-driven misses, stock layout (kernel fetches of the traced window)" "$W/sim-before.txt"
-block "Trace-driven misses, planned layout" "$W/sim-after.txt"
+block "trace-sim, stock layout" "$W/sim-before.txt"
+block "trace-sim, planned layout" "$W/sim-after.txt"
 for p in perf trace; do
 	block "cachepin score of the $p profile, stock layout" "$W/score-before-$p.txt"
 	block "cachepin score of the $p profile, planned layout" "$W/score-after-$p.txt"
