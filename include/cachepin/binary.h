@@ -15,6 +15,8 @@ enum cachepin_func_flags {
 	CACHEPIN_FUNC_THUMB	= (1 << 2),	/* ARM Thumb (bit 0 was set) */
 	CACHEPIN_FUNC_DUPNAME	= (1 << 3),	/* another function has the same name */
 	CACHEPIN_FUNC_NOSIZE	= (1 << 4),	/* st_size was 0: size runs to the next symbol */
+	CACHEPIN_FUNC_SYNTHETIC	= (1 << 5),	/* no symbol: code the kernel writes there at run
+						 * time (MIPS exception handlers at ebase) */
 };
 
 enum cachepin_unit_flags {
@@ -22,6 +24,8 @@ enum cachepin_unit_flags {
 	CACHEPIN_UNIT_FIXED	= (1 << 1),	/* must stay (kernel-bounded section, entry code, --fixed) */
 	CACHEPIN_UNIT_WHOLE	= (1 << 2),	/* several functions in one section (asm .text): moves whole */
 	CACHEPIN_UNIT_FROM_MAP	= (1 << 3),	/* described by the link map */
+	CACHEPIN_UNIT_SYNTHETIC	= (1 << 4),	/* holds a synthetic function; always fixed, never
+						 * in a linker script; survives a link map */
 };
 
 struct cachepin_section {		/* an output (ELF) section */
@@ -47,7 +51,7 @@ struct cachepin_unit {
 struct cachepin_func {
 	char *name;
 	uint64_t addr, size;
-	int sec;		/* index into secs */
+	int sec;		/* index into secs, -1 for synthetic functions */
 	int unit;		/* index into units, -1 if none */
 	unsigned int flags;	/* enum cachepin_func_flags */
 };
@@ -75,6 +79,8 @@ struct cachepin_binary {
 	size_t nr_units;
 	struct cachepin_segment *segs;
 	size_t nr_segs;
+	uint64_t ebase;		/* 32-bit MIPS kernels: where the synthetic exception
+				 * handlers are (cachepin_binary__set_ebase()); 0: none */
 
 	void *priv;		/* name index and other private state */
 };
@@ -96,6 +102,38 @@ struct cachepin_binary *cachepin_binary__open(const char *path);
  * or a negative errno after logging.
  */
 int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path);
+
+/*
+ * The exception base of a 32-bit MIPS kernel on cores before MIPS32 R2.
+ * Linux 6.1 allocates the vectors of R2 and later cores (24K, 74K, 1004K)
+ * at boot, aligned to 8 KiB (32 KiB with vectored interrupts), so this
+ * default maps to the right sets of caches whose way span is at most that
+ * alignment; see cachepin-score(1).
+ */
+#define CACHEPIN_MIPS_EBASE_DEFAULT 0x80000000ULL
+
+/*
+ * A 32-bit MIPS kernel (EM_MIPS, ELFCLASS32, defines start_kernel) copies
+ * or generates its TLB refill handler, general exception vector and
+ * interrupt vectors at the exception base at run time; the binary has no
+ * symbol for them.  cachepin_binary__open() adds them as synthetic fixed
+ * functions, each in a synthetic fixed unit ("exception handler at
+ * ebase"), at CACHEPIN_MIPS_EBASE_DEFAULT:
+ *
+ *   [ebase.tlb_refill]  ebase + 0x000, 0x80 bytes
+ *   [ebase.general]     ebase + 0x180, 0x80 bytes
+ *   [ebase.interrupt]   ebase + 0x200, 0x800 bytes (the jump of a divec
+ *                       CPU, or vectored interrupts 0-7, 0x100 apart)
+ *
+ * clipped where the binary's own executable sections begin.  This moves
+ * them to EBASE (KSEG0 or KSEG1, 4 KiB aligned; the sign-extended form
+ * 0xffffffff8XXXXXXX as nm prints it is taken).  Function and unit
+ * indices change: call it before profiles or models are built on BIN.
+ * Returns 0; 1 (nothing done) if BIN is not a 32-bit MIPS kernel;
+ * -EINVAL after logging if EBASE is not an exception base or a handler
+ * would start inside the binary's code; -ENOMEM.
+ */
+int cachepin_binary__set_ebase(struct cachepin_binary *bin, uint64_t ebase);
 
 /* Mark the units matching the glob PATTERN ("name", "object:section") fixed. */
 int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const char *why);

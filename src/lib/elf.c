@@ -166,17 +166,14 @@ static void units_free(struct cachepin_unit *units, size_t n)
 	free(units);
 }
 
-int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit *units,
-			      size_t n)
+/* Sort the units, link the functions to them and set their flags. */
+static void units_link(struct cachepin_binary *bin)
 {
-	size_t i, u = 0;
+	struct cachepin_unit *units = bin->units;
+	size_t i, u = 0, n = bin->nr_units;
 
-	units_free(bin->units, bin->nr_units);
 	if (n)
 		sort_n(units, n, sizeof(*units), unit_cmp);
-	bin->units = units;
-	bin->nr_units = n;
-
 	for (i = 0; i < n; i++) {
 		units[i].first_func = 0;
 		units[i].nr_funcs = 0;
@@ -198,8 +195,13 @@ int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit 
 	}
 	for (i = 0; i < n; i++) {
 		struct cachepin_unit *un = &units[i];
-		const char *why = cachepin_unit_fixed_why(bin, un->section, un->object);
+		const char *why;
 
+		if (un->flags & CACHEPIN_UNIT_SYNTHETIC) {
+			un->flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED;
+			continue;	/* its reason stays */
+		}
+		why = cachepin_unit_fixed_why(bin, un->section, un->object);
 		un->flags &= CACHEPIN_UNIT_FROM_MAP;
 		if (why) {
 			un->flags |= CACHEPIN_UNIT_FIXED;
@@ -211,6 +213,37 @@ int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit 
 		if (un->nr_funcs > 1)
 			un->flags |= CACHEPIN_UNIT_WHOLE;
 	}
+}
+
+int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit *units,
+			      size_t n)
+{
+	size_t i, k = 0;
+
+	/* the synthetic units (code written at run time) are no link map's to replace */
+	for (i = 0; i < bin->nr_units; i++)
+		k += !!(bin->units[i].flags & CACHEPIN_UNIT_SYNTHETIC);
+	if (k) {
+		struct cachepin_unit *all = realloc(units, (n + k) * sizeof(*all));
+
+		if (!all) {
+			units_free(units, n);
+			return -ENOMEM;
+		}
+		units = all;
+		for (i = 0; i < bin->nr_units; i++) {
+			struct cachepin_unit *old = &bin->units[i];
+
+			if (!(old->flags & CACHEPIN_UNIT_SYNTHETIC))
+				continue;
+			units[n++] = *old;
+			old->section = old->object = NULL;
+		}
+	}
+	units_free(bin->units, bin->nr_units);
+	bin->units = units;
+	bin->nr_units = n;
+	units_link(bin);
 	return 0;
 }
 
@@ -243,11 +276,27 @@ linear:
 	return -1;
 }
 
+static void names_free(struct binary_priv *priv)
+{
+	struct name_ent *e, *et;
+
+	HASH_ITER(hh, priv->names, e, et) {
+		HASH_DEL(priv->names, e);
+		free(e->idx);
+		free(e);
+	}
+}
+
+/* The name index over bin->funcs (built anew: function indices may have changed). */
 static int names_build(struct cachepin_binary *bin)
 {
 	struct binary_priv *priv = bin->priv;
 	struct name_ent *e;
 	size_t i;
+
+	names_free(priv);
+	for (i = 0; i < bin->nr_funcs; i++)
+		bin->funcs[i].flags &= ~CACHEPIN_FUNC_DUPNAME;
 
 	for (i = 0; i < bin->nr_funcs; i++) {
 		const char *name = bin->funcs[i].name;
@@ -271,6 +320,77 @@ static int names_build(struct cachepin_binary *bin)
 			bin->funcs[e->idx[i]].flags |= CACHEPIN_FUNC_DUPNAME;
 	}
 	return 0;
+}
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct cachepin_func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int cachepin_binary_set_synthetic(struct cachepin_binary *bin, const struct cachepin_synth *syn,
+				  size_t n, const char *why)
+{
+	struct cachepin_func *funcs;
+	struct cachepin_unit *units;
+	char **names;
+	size_t nf = 0, nu = 0, i;
+
+	funcs = malloc((bin->nr_funcs + n + 1) * sizeof(*funcs));
+	units = malloc((bin->nr_units + n + 1) * sizeof(*units));
+	names = calloc(2 * n + 1, sizeof(*names));
+	if (!funcs || !units || !names)
+		goto nomem;
+	for (i = 0; i < 2 * n; i++)
+		if (!(names[i] = strdup(syn[i / 2].name)))
+			goto nomem;
+
+	/* nothing fails from here: BIN changes as a whole */
+	for (i = 0; i < bin->nr_funcs; i++) {
+		if (bin->funcs[i].flags & CACHEPIN_FUNC_SYNTHETIC)
+			free(bin->funcs[i].name);
+		else
+			funcs[nf++] = bin->funcs[i];
+	}
+	for (i = 0; i < n; i++)
+		funcs[nf++] = (struct cachepin_func){
+			.name = names[2 * i], .addr = syn[i].addr, .size = syn[i].size,
+			.sec = -1, .unit = -1, .flags = CACHEPIN_FUNC_SYNTHETIC,
+		};
+	for (i = 0; i < bin->nr_units; i++) {
+		if (bin->units[i].flags & CACHEPIN_UNIT_SYNTHETIC) {
+			free(bin->units[i].section);
+			free(bin->units[i].object);
+		} else {
+			units[nu++] = bin->units[i];
+		}
+	}
+	for (i = 0; i < n; i++)
+		units[nu++] = (struct cachepin_unit){
+			.section = names[2 * i + 1], .addr = syn[i].addr, .size = syn[i].size,
+			.outsec = -1, .flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED,
+			.fixed_why = why,
+		};
+	free(names);
+	free(bin->funcs);
+	free(bin->units);
+	sort_n(funcs, nf, sizeof(*funcs), func_cmp);
+	bin->funcs = funcs;
+	bin->nr_funcs = nf;
+	bin->units = units;
+	bin->nr_units = nu;
+	units_link(bin);
+	return names_build(bin);
+nomem:
+	for (i = 0; names && i < 2 * n; i++)
+		free(names[i]);
+	free(names);
+	free(funcs);
+	free(units);
+	return -ENOMEM;
 }
 
 static int sym_add(struct binary_priv *priv, const char *name, uint64_t value, bool global)
@@ -786,6 +906,8 @@ struct cachepin_binary *cachepin_binary__open(const char *path)
 	err = read_funcs(&c);
 	if (!err)
 		err = initial_units(bin);
+	if (!err)
+		err = cachepin_binary_ebase_init(bin);
 	if (err)
 		goto fail;
 	pr_info("'%s': %s ELF%d %s, %zu functions, %zu sections\n", path, bin->arch,
@@ -941,7 +1063,11 @@ int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const
 
 	for (i = 0; i < bin->nr_units; i++) {
 		struct cachepin_unit *u = &bin->units[i];
-		bool match = u->section && !fnmatch(pattern, u->section, 0);
+		bool match;
+
+		if (u->flags & CACHEPIN_UNIT_SYNTHETIC)
+			continue;	/* fixed already, and for a better reason */
+		match = u->section && !fnmatch(pattern, u->section, 0);
 
 		if (!match && u->object && u->section) {
 			size_t need = strlen(u->object) + strlen(u->section) + 2;
@@ -984,15 +1110,10 @@ void cachepin_binary__free(struct cachepin_binary *bin)
 		return;
 	priv = bin->priv;
 	if (priv) {
-		struct name_ent *e, *et;
 		struct sym_ent *s, *st;
 		struct sec_ent *c, *ct;
 
-		HASH_ITER(hh, priv->names, e, et) {
-			HASH_DEL(priv->names, e);
-			free(e->idx);
-			free(e);
-		}
+		names_free(priv);
 		HASH_ITER(hh, priv->syms, s, st) {
 			HASH_DEL(priv->syms, s);
 			free(s->name);
