@@ -54,6 +54,7 @@ struct cachepin_pbuild {
 	unsigned int flags;
 	const char *base;		/* binary base name, for dso matching */
 	int64_t kaslr;			/* runtime - link-time address */
+	uint64_t synth_lo, synth_hi;	/* the synthetic functions' span (kernel samples) */
 	struct pb_func *f;		/* one per binary function */
 	struct edge_ent *edges;
 	uint64_t nr_samples, nr_matched, serial;
@@ -73,6 +74,7 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 					     unsigned int flags)
 {
 	struct cachepin_pbuild *pb = calloc(1, sizeof(*pb));
+	size_t i;
 
 	if (!pb)
 		return NULL;
@@ -86,6 +88,16 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 	pb->flags = flags;
 	pb->base = base_name(bin->path);
 	memset(pb->acache, 0xff, sizeof(pb->acache));
+	for (i = 0; (flags & CACHEPIN_PBUILD_KERNEL) && i < bin->nr_funcs; i++) {
+		const struct cachepin_func *f = &bin->funcs[i];
+
+		if (!(f->flags & CACHEPIN_FUNC_SYNTHETIC))
+			continue;
+		if (pb->synth_lo == pb->synth_hi || f->addr < pb->synth_lo)
+			pb->synth_lo = f->addr;
+		if (f->addr + f->size > pb->synth_hi)
+			pb->synth_hi = f->addr + f->size;
+	}
 	return pb;
 }
 
@@ -107,6 +119,30 @@ static bool is_kernel_dso(const char *dso)
 	       (strlen(dso) > 8 && !strcmp(dso + strlen(dso) - 8, "/vmlinux"));
 }
 
+/*
+ * A synthetic function (MIPS exception handlers) holding the frame's ip,
+ * or NULL.  Their addresses are runtime ones (no KASLR offset), outside
+ * every map perf knows: perf script prints such frames as "[unknown]",
+ * without the kernel's dso.  User code never runs there (KSEG0), so the
+ * ip alone decides.
+ */
+static const struct cachepin_func *pb_synthetic(const struct cachepin_pbuild *pb,
+						const struct cachepin_frame *fr)
+{
+	const struct cachepin_func *f;
+	uint64_t addr = fr->ip;
+
+	if (pb->synth_lo == pb->synth_hi || !(fr->flags & CACHEPIN_FRAME_HAS_IP) ||
+	    (fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_FOFF)))
+		return NULL;
+	if (pb->bin->elf_class == 32 && addr >> 32 == 0xffffffffULL)
+		addr &= 0xffffffffULL;	/* a sign-extended 32-bit address */
+	if (addr < pb->synth_lo || addr >= pb->synth_hi)
+		return NULL;
+	f = cachepin_binary__find_func(pb->bin, addr);
+	return f && (f->flags & CACHEPIN_FUNC_SYNTHETIC) ? f : NULL;
+}
+
 /* Resolve a frame to a binary function and the offset into it; -1 if none. */
 static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
 		       uint32_t depth, uint64_t *off, bool *has_off)
@@ -116,6 +152,11 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	uint64_t addr;
 
 	*has_off = false;
+	if ((f = pb_synthetic(pb, fr))) {
+		*off = (fr->ip & (bin->elf_class == 32 ? 0xffffffffULL : ~0ULL)) - f->addr;
+		*has_off = true;
+		return f - bin->funcs;
+	}
 	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
 		if (!(pb->flags & CACHEPIN_PBUILD_KERNEL) || !is_kernel_dso(fr->dso))
 			return -1;
@@ -214,6 +255,12 @@ static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample
 	pb->serial++;
 	pb->f[fi].incl += w;
 	pb->f[fi].seen = pb->serial;
+	/*
+	 * An exception vector is entered by the exception, not called: the
+	 * frames above it are the interrupted code's, not its callers.
+	 */
+	if (pb->bin->funcs[fi].flags & CACHEPIN_FUNC_SYNTHETIC)
+		return 0;
 	prev = fi;
 	for (i = 1; i < s->nr; i++) {
 		struct edge_ent *e;
