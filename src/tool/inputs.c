@@ -43,6 +43,16 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 		return 0;
 	case 1004:
 		return push(&in->fixed, &in->nr_fixed, arg) ? 1 : 0;
+	case 1005: {
+		char *end;
+
+		errno = 0;
+		in->ebase = strtoull(arg, &end, 16);
+		if (errno || *end || end == arg || *arg == '-')
+			return tool_error("bad --ebase '%s': not a hex address", arg) * EXIT_USAGE;
+		in->has_ebase = true;
+		return 0;
+	}
 	case 'c': {
 		char *dup = strdup(arg), *s, *save = NULL;
 
@@ -85,10 +95,20 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
 {
 	struct cachepin_binary *bin = cachepin_binary__open(in->binary);
 	size_t i;
+	int r;
 
 	if (!bin)
 		return NULL;
 	if (in->map && cachepin_binary__load_map(bin, in->map)) {
+		cachepin_binary__free(bin);
+		return NULL;
+	}
+	if (in->has_ebase && (r = cachepin_binary__set_ebase(bin, in->ebase))) {
+		if (r > 0) {
+			tool_error("'%s': --ebase is for 32-bit MIPS kernels; this is %s ELF%d", bin->path,
+				   bin->arch, bin->elf_class);
+			tool_hint("leave --ebase out: only a MIPS vmlinux has its exception handlers at ebase");
+		}
 		cachepin_binary__free(bin);
 		return NULL;
 	}

@@ -54,6 +54,8 @@ struct tool_inputs {
 	size_t nr_caches;
 	bool static_cg;
 	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
+	uint64_t ebase;		/* --ebase (32-bit MIPS kernels) */
+	bool has_ebase;
 };
 
 #define TOOL_INPUT_OPTS \
@@ -61,7 +63,8 @@ struct tool_inputs {
 	{ "objects", 0, "FILE", "object or archive for input sections and the static call graph (repeatable)", 1001 }, \
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 }, \
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 }, \
-	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }
+	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }, \
+	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }
 
 #define TOOL_CACHE_OPT \
 	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random] or preset; comma list for several", 'c' }
