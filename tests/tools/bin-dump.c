@@ -46,11 +46,12 @@ static struct cachepin_binary *open_bin(const char *path, const char *map)
 
 static void print_flags(unsigned int fl)
 {
-	static const char *const names[] = { "local", "weak", "thumb", "dupname", "nosize" };
+	static const char *const names[] = { "local", "weak", "thumb", "dupname", "nosize",
+					     "synthetic" };
 	const char *sep = "";
 	size_t i;
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (fl & (1u << i)) {
 			printf("%s%s", sep, names[i]);
 			sep = ",";
@@ -61,11 +62,11 @@ static void print_flags(unsigned int fl)
 
 static void print_unit_flags(unsigned int fl)
 {
-	static const char *const names[] = { "movable", "fixed", "whole", "map" };
+	static const char *const names[] = { "movable", "fixed", "whole", "map", "synthetic" };
 	const char *sep = "";
 	size_t i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (fl & (1u << i)) {
 			printf("%s%s", sep, names[i]);
 			sep = ",";
