@@ -104,6 +104,17 @@ $CACHEPIN profile -m k.map -o sext.profile k sext.txt || fail "profile of sign-e
 cmp -s with.profile sext.profile || fail "sign-extended handler addresses give another profile"
 $CACHEPIN profile -m k.map -o again.profile k with.txt
 cmp -s with.profile again.profile || fail "the profile is not reproducible"
+# handler samples at another base than the binary's: a warning names it
+for i in 1 2 3 4; do vectors 0x80752000; done | cat hot.addr - | samples > moved4.txt
+$CACHEPIN profile -m k.map -o moved4.profile k moved4.txt 2> moved4.err || fail "profile moved4.txt failed"
+grep -q "^cachepin: 'k': 32 kernel samples (1.56 %) matched no function at 0x80752000 " moved4.err &&
+	grep -qx 'hint: pass --ebase 0x80752000 to profile, score and plan' moved4.err ||
+	{ cat moved4.err; fail "no hint at the exception base the samples point to"; }
+grep -q 'ebase' moved4.profile && fail "samples at another base were taken for the handlers"
+$CACHEPIN profile -m k.map --ebase 80752000 -o moved4.profile k moved4.txt 2> moved4.err ||
+	fail "profile --ebase 80752000 failed"
+[ ! -s moved4.err ] || { cat moved4.err; fail "a warning with the right --ebase"; }
+grep -qx 'f \[ebase.general\] - 4000000 16 4000000 128' moved4.profile || fail "--ebase 80752000 missed samples"
 # a hot list's addresses resolve to the handlers too
 printf '0x80000190 7\n0x80100000@vmlinux 1\n' > hot.list
 $CACHEPIN profile k hot.list > list.profile || fail "profile of a hot list failed"

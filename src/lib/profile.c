@@ -32,6 +32,7 @@ struct pb_func {
 
 #define PB_DEPTH 64	/* stack depths with a lookup cache */
 #define PB_ACACHE 4096	/* addresses with their function, direct mapped */
+#define PB_VPAGES 8	/* candidate exception bases tallied */
 
 struct pb_acache {
 	uint64_t addr;		/* UINT64_MAX: empty */
@@ -55,6 +56,9 @@ struct cachepin_pbuild {
 	const char *base;		/* binary base name, for dso matching */
 	int64_t kaslr;			/* runtime - link-time address */
 	uint64_t synth_lo, synth_hi;	/* the synthetic functions' span (kernel samples) */
+	struct pb_vpage {		/* unmatched samples where handlers would be */
+		uint64_t page, n;
+	} vpage[PB_VPAGES];
 	struct pb_func *f;		/* one per binary function */
 	struct edge_ent *edges;
 	uint64_t nr_samples, nr_matched, serial;
@@ -141,6 +145,59 @@ static const struct cachepin_func *pb_synthetic(const struct cachepin_pbuild *pb
 		return NULL;
 	f = cachepin_binary__find_func(pb->bin, addr);
 	return f && (f->flags & CACHEPIN_FUNC_SYNTHETIC) ? f : NULL;
+}
+
+/*
+ * A MIPS kernel's leaf that matched nothing, in KSEG0 or KSEG1 at the
+ * offsets of the TLB refill handler or the general exception vector
+ * from its 4 KiB page: the handlers are probably there, at another
+ * exception base than the binary's.  Tallied by page.
+ */
+static void pb_note_vector(struct cachepin_pbuild *pb, const struct cachepin_frame *fr)
+{
+	uint64_t addr = fr->ip, off, page;
+	size_t i, low = 0;
+
+	if (pb->synth_lo == pb->synth_hi || !(fr->flags & CACHEPIN_FRAME_HAS_IP) ||
+	    (fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_FOFF)))
+		return;
+	if (addr >> 32 == 0xffffffffULL)
+		addr &= 0xffffffffULL;
+	off = addr & 0xfff;
+	page = addr - off;
+	if (page < 0x80000000ULL || page >= 0xc0000000ULL || page == pb->bin->ebase ||
+	    !(off < 0x80 || (off >= 0x180 && off < 0x200)))
+		return;
+	for (i = 0; i < PB_VPAGES; i++) {
+		if (pb->vpage[i].page == page) {
+			pb->vpage[i].n++;
+			return;
+		}
+		if (pb->vpage[i].n < pb->vpage[low].n)
+			low = i;
+	}
+	/* a new page takes the place of the least hit one */
+	pb->vpage[low].page = page;
+	pb->vpage[low].n = 1;
+}
+
+/* Say where the handlers seem to be, if many samples point there. */
+static void pb_report_vectors(const struct cachepin_pbuild *pb)
+{
+	const struct pb_vpage *best = &pb->vpage[0];
+	size_t i;
+
+	for (i = 1; i < PB_VPAGES; i++)
+		if (pb->vpage[i].n > best->n)
+			best = &pb->vpage[i];
+	if (best->n < 16 || best->n * 1000 < pb->nr_samples)
+		return;
+	pr_warn("'%s': %" PRIu64 " kernel samples (%.2f %%) matched no function at 0x%" PRIx64
+		" + 0x000..0x07f and 0x180..0x1ff, where the exception handlers are if the "
+		"exception base is 0x%" PRIx64 " (not 0x%" PRIx64 ")\n"
+		"hint: pass --ebase 0x%" PRIx64 " to profile, score and plan\n",
+		pb->bin->path, best->n, 100.0 * (double)best->n / (double)pb->nr_samples,
+		best->page, best->page, pb->bin->ebase, best->page);
 }
 
 /* Resolve a frame to a binary function and the offset into it; -1 if none. */
@@ -329,8 +386,10 @@ int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
 	for (k = 0; k < n; k++) {
 		leaf.ip = s->frames[0].ip + leaf_off[k];
 		fi = pb_resolve(pb, &leaf, 0, &off, &has_off);
-		if (fi < 0)
+		if (fi < 0) {
+			pb_note_vector(pb, &leaf);
 			continue;
+		}
 		pb->nr_matched++;
 		pb->matched_weight += w;
 		if (pb_add_weight(pb, fi, off, has_off, w))
@@ -471,6 +530,7 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 	slot = malloc((bin->nr_funcs + 1) * sizeof(*slot));
 	if (!p || !slot || err)
 		goto fail;
+	pb_report_vectors(pb);
 	p->granule = CACHEPIN_PROFILE_GRANULE;
 	p->event = pb->event;
 	pb->event = NULL;
