@@ -143,6 +143,14 @@ for s in $hsets; do
 done
 $CACHEPIN score -c $CACHE k with.profile > score.txt
 grep -q '^ *12 *5 .* \[ebase\.general\]+0x0 ' score.txt || { cat score.txt; fail "set 12 does not name [ebase.general]"; }
+# a handler is the room it may take, not its code: --whole-functions does
+# not widen it, and a weight known only by name is its entry line's
+$CACHEPIN score --json --whole-functions -c $CACHE k with.profile > whole.json
+[ "$(jq '.caches[0].hot_lines' whole.json)" = 1012 ] || fail "--whole-functions widened the handlers"
+printf '[ebase.interrupt]@vmlinux 1000\n' > name.list
+$CACHEPIN score --json -c $CACHE k name.list > name.json || fail "score of a handler's name failed"
+[ "$(jq -c '[.caches[0].hot_lines, [.caches[0].sets_detail[].set]]' name.json)" = '[1,[16]]' ] ||
+	fail "a handler known by name is not its entry line (set 16): $(jq -c '.caches[0].sets_detail' name.json)"
 
 # (c) plan: hot lines stay out of the handlers' sets beyond the ways left
 $CACHEPIN plan -m k.map -c $CACHE --lld-order hot.lld --section-order hot.sec -o hot.lds \

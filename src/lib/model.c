@@ -184,7 +184,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 					   const struct cachepin_model_opts *opts)
 {
 	size_t L = opts && opts->refs ? opts->refs : DEFAULT_REFS;
-	uint64_t hole = opts && opts->whole ? UINT64_MAX / 2 : HOLE;
+	bool whole_all = opts && opts->whole;
 	struct cachepin_model *m = calloc(1, sizeof(*m));
 	struct mfunc *mf = NULL;
 	int32_t *p2m = NULL;
@@ -231,6 +231,8 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		double rem = pf->weight, sites = 0;
 		struct mfunc *f;
 		size_t e0, e1;
+		uint64_t hole;
+		bool whole;
 
 		p2m[i] = -1;
 		if (map[i] < 0)
@@ -243,6 +245,14 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		if (pf->weight <= 0 && sites <= 0)
 			continue;
 		bf = &bin->funcs[map[i]];
+		/*
+		 * A synthetic function is the room a handler may take, not its
+		 * code (the divec interrupt jump is 8 of 0x800 bytes): only
+		 * what got samples is hot, also with --whole-functions, and
+		 * weight without offsets (hot lists) is its entry's.
+		 */
+		whole = whole_all && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC);
+		hole = whole ? UINT64_MAX / 2 : HOLE;
 		size = bf->size ? bf->size : gran;
 		nslot = (size + gran - 1) / gran;
 		if (nslot > (1u << 20))
@@ -266,7 +276,10 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 			if (!w)
 				goto fail;
 			for (s = 0; s < nslot; s++) {
-				w[s] = rem > 0 ? rem / (double)nslot : 0;
+				if (bf->flags & CACHEPIN_FUNC_SYNTHETIC)
+					w[s] = s == 0 ? rem : 0;	/* a vector's entry */
+				else
+					w[s] = rem > 0 ? rem / (double)nslot : 0;
 				while (g < pf->nr_grans && pf->grans[g].off / gran < s)
 					g++;
 				while (g < pf->nr_grans && pf->grans[g].off / gran == s)
@@ -316,7 +329,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 			if (any && nslot - 1 - last <= hole)
 				for (t = last + 1; t < nslot; t++)
 					w[t] = w[last];
-			if (any && opts && opts->whole)
+			if (any && whole)
 				for (t = 0; t < nslot && w[t] <= 0; t++)
 					w[t] = w[nslot - 1];
 			for (s = 0; s < nslot; s++) {
