@@ -14,6 +14,14 @@ gcc -O2 -nostdlib -nostartfiles -static -Wl,-e,other_entry -o other other.c ||
 	fail "cannot build the unrelated program"
 perf_record good.data ./hotfuncs 2000
 $CACHEPIN profile -o good.prof hotfuncs good.data || fail "good profile failed"
+# an output that is not a regular file (a FIFO here; /dev/null in real
+# use) is written in place, not replaced by renaming a temporary file
+mkfifo out.fifo
+cat out.fifo > fifo.got &
+$CACHEPIN profile -o out.fifo hotfuncs good.data || fail "profile into a FIFO failed"
+wait
+[ -p out.fifo ] || fail "the FIFO was replaced by a regular file"
+cmp -s fifo.got good.prof || fail "the profile read from the FIFO differs"
 
 # not an ELF, no symbols
 echo "hello" > notelf

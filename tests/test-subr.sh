@@ -27,10 +27,9 @@ testrun_compare() {
 # expect_fail PATTERN CMD...: CMD must fail and its stderr match PATTERN.
 expect_fail() {
 	pat=$1; shift
-	if "$@" > fail.out 2> fail.err; then
-		fail "'$*' succeeded but should have failed"
-	fi
-	rc=$?
+	rc=0
+	"$@" > fail.out 2> fail.err || rc=$?
+	[ $rc != 0 ] || fail "'$*' succeeded but should have failed"
 	[ $rc -lt 128 ] || [ $rc = 129 ] || fail "'$*' died with status $rc"
 	grep -q -- "$pat" fail.err || { cat fail.err >&2; fail "stderr of '$*' lacks '$pat'"; }
 }

@@ -419,6 +419,7 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
+	struct stat st;
 	char *tmp;
 	FILE *f;
 	int fd, err;
@@ -427,6 +428,23 @@ int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
 		err = fn(stdout, ctx);
 		if (fflush(stdout) || err)
 			return tool_error("cannot write output: %s", strerror(err ? -err : errno));
+		return 0;
+	}
+	/*
+	 * A device or a pipe (/dev/null, a FIFO) is written in place: renaming
+	 * a temporary file over it would replace the device node.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			return tool_error("cannot write '%s': %s", path, strerror(errno));
+		err = fn(f, ctx);
+		if (fflush(f) || ferror(f))
+			err = err ? err : -errno;
+		if (fclose(f) && !err)
+			err = -errno;
+		if (err)
+			return tool_error("cannot write '%s': %s", path, strerror(-err));
 		return 0;
 	}
 	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)

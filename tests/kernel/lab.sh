@@ -542,6 +542,10 @@ for s in "$@"; do
 	*) die "unknown stage '$s'" "stages are $ALL" ;;
 	esac
 	log "stage '$s'"
+	# a /dev/null replaced by a regular file breaks kbuild's compiler
+	# probes (cc-option drops -marm, and Thumb-2 assembly fails)
+	[ -c /dev/null ] || die "/dev/null is not a character device (something replaced it)" \
+		"as root: rm /dev/null && mknod -m 666 /dev/null c 1 3"
 	ts=$(now)
 	"stage_$s"
 	fact "stage_${s}_s" $(( $(now) - ts ))
