@@ -28,9 +28,12 @@ roundtrip dsosym.txt 1
 roundtrip children.txt 2
 
 # symbols, dsos and kernel flags of the rows
+# (a dso of "[unknown]", a kernel address outside any map such as a module
+# perf has no symbols for, is no dso)
 awk '/^ +[0-9.]+%/ { s = $5; for (i = 6; i <= NF; i++) s = s " " $i
-	k = $4 == "[k]" ? "K" : ""; if (s ~ /^0x/) { sub(/^0x0*/, "0x", s); print s "[" $3 "]/" k "I" }
-	else print s "[" $3 "]/" k "S" }' dsosym.txt > dsosym.frames
+	k = $4 == "[k]" ? "K" : ""; d = $3 == "[unknown]" ? "" : "[" $3 "]"
+	if (s ~ /^0x/) { sub(/^0x0*/, "0x", s); print s d "/" k "I" }
+	else print s d "/" k "S" }' dsosym.txt > dsosym.frames
 awk '!/^#/ { print $3 }' dsosym.txt.dump | diff -u dsosym.frames - || fail "dso,sym rows parse wrong"
 grep -q '^work_heavy\[textwork\]/S$' dsosym.frames || fail "no work_heavy row in --sort dso,sym"
 awk '!/^#/ && $2 != 1 { exit 1 }' sym.txt.dump || fail "a report row with more than one frame"
