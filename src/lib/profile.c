@@ -124,26 +124,36 @@ static bool is_kernel_dso(const char *dso)
 }
 
 /*
- * A synthetic function (MIPS exception handlers) holding the frame's ip,
- * or NULL.  Their addresses are runtime ones (no KASLR offset), outside
- * every map perf knows: perf script prints such frames as "[unknown]",
- * without the kernel's dso.  User code never runs there (KSEG0), so the
- * ip alone decides.
+ * The frame's ip as an address where synthetic functions (MIPS exception
+ * handlers, only ever in 32-bit kernels) could be: absolute, and without
+ * a 32-bit address's sign extension.  False if the binary has none or the
+ * frame has no absolute ip.
  */
-static const struct cachepin_func *pb_synthetic(const struct cachepin_pbuild *pb,
-						const struct cachepin_frame *fr)
+static bool pb_synth_addr(const struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
+			  uint64_t *addr)
 {
-	const struct cachepin_func *f;
-	uint64_t addr = fr->ip;
-
 	if (pb->synth_lo == pb->synth_hi || !(fr->flags & CACHEPIN_FRAME_HAS_IP) ||
 	    (fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_FOFF)))
+		return false;
+	*addr = fr->ip >> 32 == 0xffffffffULL ? fr->ip & 0xffffffffULL : fr->ip;
+	return true;
+}
+
+/*
+ * A synthetic function holding the frame's ip (at *ADDR), or NULL.  Their
+ * addresses are runtime ones (no KASLR offset), outside every map perf
+ * knows: perf script prints such frames as "[unknown]", without the
+ * kernel's dso.  User code never runs there (KSEG0), so the ip alone
+ * decides.
+ */
+static const struct cachepin_func *pb_synthetic(const struct cachepin_pbuild *pb,
+						const struct cachepin_frame *fr, uint64_t *addr)
+{
+	const struct cachepin_func *f;
+
+	if (!pb_synth_addr(pb, fr, addr) || *addr < pb->synth_lo || *addr >= pb->synth_hi)
 		return NULL;
-	if (pb->bin->elf_class == 32 && addr >> 32 == 0xffffffffULL)
-		addr &= 0xffffffffULL;	/* a sign-extended 32-bit address */
-	if (addr < pb->synth_lo || addr >= pb->synth_hi)
-		return NULL;
-	f = cachepin_binary__find_func(pb->bin, addr);
+	f = cachepin_binary__find_func(pb->bin, *addr);
 	return f && (f->flags & CACHEPIN_FUNC_SYNTHETIC) ? f : NULL;
 }
 
@@ -155,14 +165,11 @@ static const struct cachepin_func *pb_synthetic(const struct cachepin_pbuild *pb
  */
 static void pb_note_vector(struct cachepin_pbuild *pb, const struct cachepin_frame *fr)
 {
-	uint64_t addr = fr->ip, off, page;
+	uint64_t addr, off, page;
 	size_t i, low = 0;
 
-	if (pb->synth_lo == pb->synth_hi || !(fr->flags & CACHEPIN_FRAME_HAS_IP) ||
-	    (fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_FOFF)))
+	if (!pb_synth_addr(pb, fr, &addr))
 		return;
-	if (addr >> 32 == 0xffffffffULL)
-		addr &= 0xffffffffULL;
 	off = addr & 0xfff;
 	page = addr - off;
 	if (page < 0x80000000ULL || page >= 0xc0000000ULL || page == pb->bin->ebase ||
@@ -209,8 +216,8 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	uint64_t addr;
 
 	*has_off = false;
-	if ((f = pb_synthetic(pb, fr))) {
-		*off = (fr->ip & (bin->elf_class == 32 ? 0xffffffffULL : ~0ULL)) - f->addr;
+	if ((f = pb_synthetic(pb, fr, &addr))) {
+		*off = addr - f->addr;
 		*has_off = true;
 		return f - bin->funcs;
 	}

@@ -420,7 +420,7 @@ struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachep
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
 	struct stat st;
-	char *tmp;
+	char *tmp = NULL;
 	FILE *f;
 	int fd, err;
 
@@ -432,50 +432,44 @@ int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
 	}
 	/*
 	 * A device or a pipe (/dev/null, a FIFO) is written in place: renaming
-	 * a temporary file over it would replace the device node.
+	 * a temporary file over it would replace the device node.  A regular
+	 * file is written to a temporary one renamed over it when complete.
 	 */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
 		f = fopen(path, "w");
 		if (!f)
 			return tool_error("cannot write '%s': %s", path, strerror(errno));
-		err = fn(f, ctx);
-		if (fflush(f) || ferror(f))
-			err = err ? err : -errno;
-		if (fclose(f) && !err)
-			err = -errno;
-		if (err)
-			return tool_error("cannot write '%s': %s", path, strerror(-err));
-		return 0;
-	}
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
-		return tool_error("out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		free(tmp);
-		return tool_error("cannot create '%s': %s", path, strerror(err));
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return tool_error("cannot write '%s'", path);
+	} else {
+		if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
+			return tool_error("out of memory");
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			err = errno;
+			free(tmp);
+			return tool_error("cannot create '%s': %s", path, strerror(err));
+		}
+		f = fdopen(fd, "w");
+		if (!f) {
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return tool_error("cannot write '%s'", path);
+		}
 	}
 	err = fn(f, ctx);
 	if (fflush(f) || ferror(f))
 		err = err ? err : -errno;
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
+	if (tmp && !err && rename(tmp, path))
 		err = -errno;
-	if (err) {
+	if (tmp && err)
 		unlink(tmp);
-		free(tmp);
-		return tool_error("cannot write '%s': %s", path, strerror(-err));
-	}
-	chmod(path, 0644);
+	if (tmp && !err)
+		chmod(path, 0644);
 	free(tmp);
+	if (err)
+		return tool_error("cannot write '%s': %s", path, strerror(-err));
 	return 0;
 }
 

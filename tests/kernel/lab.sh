@@ -91,7 +91,16 @@ amake() {
 	make -C "$SRC" O="$d" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
 		KCFLAGS=-ffunction-sections -j"$JOBS" "$@"
 }
-arm_args() { echo "-C $SRC O=$1 ARCH=arm -j$JOBS"; }
+# kbuild_arm OBJDIR LOG CACHEPIN-KBUILD-OPTIONS...: the cycle on an ARM tree
+kbuild_arm() {
+	d=$1 lg=$2
+	shift 2
+	"$KBUILD" "$@" -O "$d" -- -C "$SRC" O="$d" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
+		-j"$JOBS" 2> "$lg" || { cat "$lg" >&2; die "cachepin-kbuild $* failed on '$d'"; }
+	cat "$lg" >&2
+}
+# orphan-section warnings in the build logs FILE...
+orphans() { cat "$@" | grep -c 'orphan section' || true; }
 
 stage_deps() {
 	[ "$(id -u)" = 0 ] || die "the 'deps' stage must run as root"
@@ -165,7 +174,7 @@ stage_build() {
 	amake "$OA" vmlinux zImage vexpress-v2p-ca9.dtb > "$W/build-arm.log" 2>&1 ||
 		{ tail -30 "$W/build-arm.log" >&2; die "kernel build failed, see '$W/build-arm.log'"; }
 	fact build_arm_s $(( $(now) - t0 ))
-	fact stock_orphan_warnings "$(grep -c 'orphan section' "$W/build-arm.log" || true)"
+	fact stock_orphan_warnings "$(orphans "$W/build-arm.log")"
 	fact stock_text_symbols "$(grep -c ' [tT] ' "$OA/System.map")"
 }
 
@@ -362,12 +371,9 @@ stage_profile() {
 
 stage_hook() {
 	t0=$(now)
-	"$KBUILD" -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile" -O "$OH" -- \
-		$(arm_args "$OH") CROSS_COMPILE="ccache $ARM-" 2> "$W/hook.log" ||
-		{ cat "$W/hook.log" >&2; die "cachepin-kbuild failed"; }
-	cat "$W/hook.log" >&2
+	kbuild_arm "$OH" "$W/hook.log" -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile"
 	fact hook_cycle_s $(( $(now) - t0 ))
-	fact hook_orphan_warnings "$(grep -c 'orphan section' "$OH/cachepin/build.log" "$OH/cachepin/relink.log" | awk -F: '{ n += $2 } END { print n }')"
+	fact hook_orphan_warnings "$(orphans "$OH/cachepin/build.log" "$OH/cachepin/relink.log")"
 	fact hook_check "$(tail -1 "$OH/cachepin/check.log")"
 	t0=$(now)
 	amake "$OH" zImage vexpress-v2p-ca9.dtb > "$W/hook-zimage.log" 2>&1 ||
@@ -386,12 +392,9 @@ stage_after() {
 
 stage_nopatch() {
 	t0=$(now)
-	"$KBUILD" -n -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile" -O "$OA" -- \
-		$(arm_args "$OA") CROSS_COMPILE="ccache $ARM-" 2> "$W/nopatch.log" ||
-		{ cat "$W/nopatch.log" >&2; die "cachepin-kbuild -n failed"; }
-	cat "$W/nopatch.log" >&2
+	kbuild_arm "$OA" "$W/nopatch.log" -n -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile"
 	fact nopatch_cycle_s $(( $(now) - t0 ))
-	fact nopatch_orphan_warnings "$(grep -c 'orphan section' "$OA/cachepin/relink.log" || true)"
+	fact nopatch_orphan_warnings "$(orphans "$OA/cachepin/relink.log")"
 	fact nopatch_check "$(tail -1 "$OA/cachepin/check.log")"
 	amake "$OA" KBUILD_LDS=cachepin-vmlinux.lds zImage vexpress-v2p-ca9.dtb > "$W/nopatch-zimage.log" 2>&1 ||
 		die "zImage of the no-patch kernel failed, see '$W/nopatch-zimage.log'"
@@ -501,7 +504,7 @@ stage_mips() {
 	cat "$W/mips.log" >&2
 	fact mips_cycle_s $(( $(now) - t0 ))
 	fact mips_check "$(tail -1 "$OM/cachepin/check.log")"
-	fact mips_orphan_warnings "$(grep -c 'orphan section' "$OM/cachepin/build.log" "$OM/cachepin/relink.log" | awk -F: '{ n += $2 } END { print n }')"
+	fact mips_orphan_warnings "$(orphans "$OM/cachepin/build.log" "$OM/cachepin/relink.log")"
 	# head.o's .text, with the entry point, stays first
 	stext=$(awk '$3 == "_stext" { print $1 }' "$OM/System.map")
 	text=$(awk '$3 == "_text" { print $1 }' "$OM/System.map")
