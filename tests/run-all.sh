@@ -16,5 +16,5 @@ for t in "$top"/build/tests/unit/* "$top"/tests/run-*.sh; do
 	esac
 done
 rm -f "$top/tests/out.log.tmp"
-echo "# pass $pass, fail $failn, skip $skipn"
+echo "$pass passed, $failn failed, $skipn skipped"
 [ $failn = 0 ] || { echo "# failed:$failed"; exit 1; }
