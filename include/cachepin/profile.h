@@ -109,4 +109,43 @@ void cachepin_profile__free(struct cachepin_profile *p);
 ssize_t cachepin_profile__match(const struct cachepin_profile *p, const struct cachepin_binary *bin,
 				int *map, double *unmatched_w);
 
+/* ---- a profile from any input (cachepin profile, perf.data, QEMU log, text) ---- */
+
+enum cachepin_input_kind {
+	CACHEPIN_INPUT_PROFILE,	/* cachepin-profile(5) */
+	CACHEPIN_INPUT_PERF,	/* perf.data, file or pipe mode ("-": standard input) */
+	CACHEPIN_INPUT_TEXT,	/* perf script, hot list, perf report/top, folded stacks */
+	CACHEPIN_INPUT_QEMU,	/* QEMU -d in_asm,exec,nochain log */
+};
+
+struct cachepin_load_opts {
+	bool kernel;		/* take kernel samples (else the program's user samples) */
+	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
+	const char *const *objects;	/* objects and archives: static call graph */
+	size_t nr_objects;
+};
+
+/* A profile loaded and matched against a binary. */
+struct cachepin_load {
+	struct cachepin_profile *profile;
+	enum cachepin_input_kind kind;	/* what the input was */
+	/* per profile function: index of the binary's function, or -1 */
+	int *map;
+	size_t nr_matched;	/* profile functions found in the binary */
+	double weight;		/* self weight of all profile functions */
+	double unmatched_weight;	/* of those not found */
+};
+
+/*
+ * Load PATH, whatever it holds (by its first bytes; a pipe keeps them),
+ * as a profile of BIN (OPTS may be NULL), add the objects' static call
+ * graph and match every function against BIN.  Warns about what the
+ * input lost (samples, build-id, unmatched functions).  Returns 0 and
+ * fills L (release with cachepin_load__release()), or a negative errno
+ * after logging, also when no sample or function matched BIN (-ENOENT).
+ */
+int cachepin_profile__load(struct cachepin_load *l, const char *path,
+			   const struct cachepin_binary *bin, const struct cachepin_load_opts *opts);
+void cachepin_load__release(struct cachepin_load *l);
+
 #endif

@@ -168,7 +168,8 @@ int cmd_plan(int argc, char **argv)
 	struct timespec t0, t1;
 	uint64_t *faddr = NULL;
 	char *align_name = NULL;
-	int *map = NULL, first, rc = 1, err;
+	struct cachepin_load load = { 0 };
+	int first, rc = 1, err;
 	size_t i;
 
 	first = tool_parse(tool_find_cmd("plan"), argc, argv, plan_opt, &a);
@@ -190,16 +191,12 @@ int cmd_plan(int argc, char **argv)
 	bin = tool_open_binary(&a.in);
 	if (!bin)
 		goto out;
-	prof = tool_load_profile(&a.in, bin, argv[first + 1]);
-	if (!prof)
+	if (tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
-	map = calloc(prof->nr_funcs + 1, sizeof(*map));
-	if (!map)
-		goto out;
-	cachepin_profile__match(prof, bin, map, NULL);
+	prof = load.profile;
 	mo.refs = a.refs;
 	mo.whole = a.whole;
-	m = cachepin_model__new(prof, bin, map, &mo);
+	m = cachepin_model__new(prof, bin, load.map, &mo);
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;
@@ -299,8 +296,7 @@ out:
 	free(faddr);
 	cachepin_plan__release(&plan);
 	cachepin_model__free(m);
-	free(map);
-	cachepin_profile__free(prof);
+	cachepin_load__release(&load);
 	cachepin_binary__free(bin);
 	tool_inputs_release(&a.in);
 	return rc;

@@ -82,9 +82,12 @@ int cmd_profile(int argc, char **argv)
 	if (!bin)
 		return 1;
 	for (i = first + 1; i < argc; i++) {
-		struct cachepin_profile *q = tool_load_profile(&a.in, bin, argv[i]);
+		struct cachepin_load l;
 
-		if (!q || merge(&p, q))
+		if (tool_load_profile(&a.in, bin, argv[i], &l))
+			goto out;
+		free(l.map);
+		if (merge(&p, l.profile))
 			goto out;
 	}
 	if (tool_verbose)

@@ -462,7 +462,8 @@ int cmd_score(int argc, char **argv)
 	struct score_args a = { .top = 10 };
 	struct report r = { .a = &a };
 	struct cachepin_model_opts mo = { 0 };
-	int *map = NULL, first, rc = 1;
+	struct cachepin_load load = { 0 };
+	int first, rc = 1;
 	size_t i;
 
 	first = tool_parse(tool_find_cmd("score"), argc, argv, score_opt, &a);
@@ -477,16 +478,12 @@ int cmd_score(int argc, char **argv)
 	r.bin = tool_open_binary(&a.in);
 	if (!r.bin)
 		return 1;
-	r.prof = tool_load_profile(&a.in, r.bin, argv[first + 1]);
-	if (!r.prof)
+	if (tool_load_profile(&a.in, r.bin, argv[first + 1], &load))
 		goto out;
-	map = calloc(r.prof->nr_funcs + 1, sizeof(*map));
-	if (!map)
-		goto out;
-	cachepin_profile__match(r.prof, r.bin, map, NULL);
+	r.prof = load.profile;
 	mo.refs = a.refs;
 	mo.whole = a.whole;
-	r.model = cachepin_model__new(r.prof, r.bin, map, &mo);
+	r.model = cachepin_model__new(r.prof, r.bin, load.map, &mo);
 	if (!r.model) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;
@@ -514,8 +511,7 @@ out:
 		cachepin_score__release(&r.scores[i]);
 	free(r.scores);
 	cachepin_model__free(r.model);
-	free(map);
-	cachepin_profile__free(r.prof);
+	cachepin_load__release(&load);
 	cachepin_binary__free(r.bin);
 	tool_inputs_release(&a.in);
 	return rc;

@@ -80,12 +80,11 @@ void tool_inputs_release(struct tool_inputs *in);
 struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
 
 /*
- * Load a profile from PATH: a cachepin profile, a perf.data (file or pipe
- * mode) or a text input.  Prints the error and returns NULL on failure or
- * when nothing matched the binary.
+ * Load the profile in PATH (any input) for BIN with the options of IN
+ * into L: 0, or 1 after the library printed why.
  */
-struct cachepin_profile *tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin,
-					   const char *path);
+int tool_load_profile(struct tool_inputs *in, const struct cachepin_binary *bin, const char *path,
+		      struct cachepin_load *l);
 
 /* Write atomically: the callback writes to a temporary file renamed on success. */
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A profile from any input, matched against the binary: what the input
+ * is (by its first bytes), the reader for it (cachepin profile,
+ * perf.data, QEMU log, text), the sample builder, the checks of what
+ * was read (build-id, lost samples, unmatched functions), the static
+ * call graph of the objects, and the match of every profile function.
+ * As perf_session__new() opens any perf input behind one call.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cachepin/objects.h"
+#include "cachepin/perf.h"
+#include "cachepin/profile.h"
+#include "cachepin/qemu.h"
+#include "cachepin/textin.h"
+#include "internal.h"
+
+#define HEAD_MAX 255	/* bytes of an input read to tell what it is */
+
+struct sniff {
+	enum cachepin_input_kind kind;
+	int fd;			/* a sniffed pipe that keeps its bytes, or -1 */
+	char head[HEAD_MAX + 1];
+	size_t len;
+};
+
+/* Read up to HEAD_MAX bytes: a pipe may give less than asked for. */
+static ssize_t read_head(int fd, char *buf)
+{
+	ssize_t n = 0, r;
+
+	while (n < HEAD_MAX) {
+		r = read(fd, buf + n, (size_t)(HEAD_MAX - n));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		n += r;
+	}
+	return n;
+}
+
+/*
+ * What PATH holds, by its first bytes.  A QEMU log that is not a regular
+ * file (a pipe) keeps its descriptor and the bytes read in S, so that
+ * none is lost.
+ */
+static int sniff(const char *path, struct sniff *s)
+{
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	s->fd = -1;
+	s->len = 0;
+	if (!strcmp(path, "-")) {
+		s->kind = CACHEPIN_INPUT_PERF;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		return -errno;
+	}
+	memset(s->head, 0, sizeof(s->head));
+	n = read_head(fd, s->head);
+	if (n < 0) {
+		int err = errno;
+
+		close(fd);
+		pr_warn("cannot read '%s': %s\n", path, strerror(err));
+		return -err;
+	}
+	if (cachepin_qtrace__detect(s->head, (size_t)n)) {
+		s->kind = CACHEPIN_INPUT_QEMU;
+		if (!fstat(fd, &sb) && !S_ISREG(sb.st_mode)) {
+			s->len = (size_t)n;
+			s->fd = fd;
+			return 0;
+		}
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	if (n >= 8 && (!memcmp(s->head, "PERFILE2", 8) || !memcmp(s->head, "2ELIFREP", 8) ||
+		       !memcmp(s->head, "PERFFILE", 8)))
+		s->kind = CACHEPIN_INPUT_PERF;
+	else if (!strncmp(s->head, "# cachepin-profile", 18))
+		s->kind = CACHEPIN_INPUT_PROFILE;
+	else
+		s->kind = CACHEPIN_INPUT_TEXT;
+	return 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Warn when the build-id that PATH recorded for the binary is not BIN's. */
+static void check_build_id(const struct cachepin_binary *bin, const struct cachepin_perf_meta *m,
+			   const char *path, bool kernel)
+{
+	static const char hex[] = "0123456789abcdef";
+	char mine[129], theirs[129];
+	size_t i, j;
+
+	cachepin_binary__build_id_str(bin, mine);
+	if (!*mine)
+		return;
+	for (i = 0; i < m->nr_buildids; i++) {
+		const struct cachepin_perf_buildid *b = &m->buildids[i];
+		bool match = kernel ? !strcmp(b->name, "[kernel.kallsyms]")
+				    : !strcmp(base_name(b->name), base_name(bin->path));
+
+		if (!match)
+			continue;
+		for (j = 0; j < b->size && j < 64; j++) {
+			theirs[2 * j] = hex[b->id[j] >> 4];
+			theirs[2 * j + 1] = hex[b->id[j] & 15];
+		}
+		theirs[2 * j] = '\0';
+		if (strcmp(mine, theirs))
+			pr_warn("warning: build-id of '%s' (%s) differs from the one '%s' recorded (%s)\n",
+				bin->path, mine, path, theirs);
+		return;
+	}
+}
+
+struct perf_ctx {
+	struct cachepin_pbuild *pb;
+	struct cachepin_perf *perf;
+	bool ref_done;
+};
+
+static int perf_sample(void *ctx, const struct cachepin_sample *s)
+{
+	struct perf_ctx *pc = ctx;
+
+	if (!pc->ref_done) {
+		const struct cachepin_perf_meta *m = cachepin_perf__meta(pc->perf);
+
+		if (m->has_kernel_map) {
+			cachepin_pbuild__set_kernel_ref(pc->pb, m->kernel_ref_sym, m->kernel_ref_addr);
+			pc->ref_done = true;
+		}
+	}
+	return cachepin_pbuild__add(pc->pb, s);
+}
+
+static int read_perf(struct cachepin_pbuild *pb, const struct cachepin_binary *bin,
+		     const char *path, const struct cachepin_load_opts *o)
+{
+	struct perf_ctx pc = { pb, cachepin_perf__open(path), false };
+	int err;
+
+	if (!pc.perf)
+		return errno ? -errno : -EINVAL;
+	err = cachepin_perf__for_each_sample(pc.perf, perf_sample, &pc);
+	if (!err) {
+		const struct cachepin_perf_meta *m = cachepin_perf__meta(pc.perf);
+
+		check_build_id(bin, m, path, o->kernel);
+		if (m->nr_lost)
+			pr_warn("warning: '%s' lost %" PRIu64 " samples\n", path, m->nr_lost);
+	}
+	cachepin_perf__free(pc.perf);
+	return err;
+}
+
+/* Report what a QEMU log held besides the blocks that became samples. */
+static void qemu_report(const char *path, const struct cachepin_qtrace_stats *st)
+{
+	if (st->nr_unknown)
+		pr_warn("warning: '%s': %" PRIu64 " of %" PRIu64 " executed blocks (%" PRIu64 " addresses, the first at line %" PRIu64 ") have no in_asm block and are not counted\n"
+			"hint: keep in_asm logging on from the start ('-d in_asm,nochain') and add exec for the window\n",
+			path, st->nr_unknown, st->nr_unknown + st->nr_blocks, st->nr_unknown_pcs,
+			st->first_unknown_line);
+	if (st->nr_partial)
+		pr_warn("warning: '%s': the disassembler stopped early in %" PRIu64 " of %" PRIu64 " in_asm blocks; they count as far as it got\n",
+			path, st->nr_partial, st->nr_translations);
+	if (st->cut_last_line)
+		pr_warn("warning: '%s': the last line is cut off; ignored\n", path);
+	if (!st->nr_exec)
+		pr_warn("warning: '%s': no exec lines\n"
+			"hint: record with '-d in_asm,exec,nochain'\n", path);
+	pr_info("'%s': %" PRIu64 " exec lines, %" PRIu64 " blocks run (%" PRIu64 " instructions), %" PRIu64 " cancelled, %" PRIu64 " translations (%" PRIu64 " again)\n",
+		path, st->nr_exec, st->nr_blocks, st->nr_insns, st->nr_stopped,
+		st->nr_translations, st->nr_retranslated);
+}
+
+/* Where a kernel switches tasks (ARM, MIPS, x86-64, arm64). */
+static const char *const *kernel_switchers(size_t *n)
+{
+	static const char *const sw[] = { "__switch_to", "__switch_to_asm", "resume",
+					  "cpu_switch_to" };
+
+	*n = ARRAY_SIZE(sw);
+	return sw;
+}
+
+static int read_qemu(struct cachepin_pbuild *pb, const struct cachepin_binary *bin,
+		     const char *path, const struct cachepin_load_opts *o, struct sniff *s)
+{
+	struct cachepin_qsample_opts qo = { .period = o->period, .kernel = o->kernel };
+	struct cachepin_qtrace *t;
+	const char *const *sw;
+	uint64_t (*ranges)[2] = NULL;
+	size_t i, n = 0;
+	int err;
+
+	t = s->fd >= 0 ? cachepin_qtrace__open_fd(s->fd, path, s->head, s->len)
+		       : cachepin_qtrace__open(path);
+	s->fd = -1;	/* taken over, or closed on failure */
+	if (!t)
+		return errno ? -errno : -EINVAL;
+	/* a task switch empties the shadow stack */
+	sw = kernel_switchers(&n);
+	if (qo.kernel && n && !(ranges = calloc(n, sizeof(*ranges)))) {
+		cachepin_qtrace__free(t);
+		pr_warn("out of memory\n");
+		return -ENOMEM;
+	}
+	for (i = 0; qo.kernel && i < n; i++) {
+		const struct cachepin_func *f = cachepin_binary__lookup(bin, sw[i], NULL, NULL);
+
+		if (f && f->size) {
+			ranges[qo.nr_switch_ranges][0] = f->addr;
+			ranges[qo.nr_switch_ranges++][1] = f->addr + f->size;
+		}
+	}
+	qo.switch_ranges = (const uint64_t (*)[2])ranges;
+	err = cachepin_qtrace__for_each_sample(t, &qo, cachepin_pbuild__add_leaves, pb);
+	if (!err)
+		qemu_report(path, cachepin_qtrace__stats(t));
+	cachepin_qtrace__free(t);
+	free(ranges);
+	return err;
+}
+
+/* Samples from a perf.data, a QEMU log or a text input, to a profile of BIN. */
+static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, const char *path,
+					     const struct cachepin_load_opts *o, struct sniff *s)
+{
+	unsigned int flags = o->kernel ? CACHEPIN_PBUILD_KERNEL : CACHEPIN_PBUILD_USER;
+	struct cachepin_pbuild *pb = cachepin_pbuild__new(bin, flags);
+	struct cachepin_profile *p;
+	char *event = NULL;
+	int err;
+
+	if (!pb) {
+		pr_warn("out of memory\n");
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (s->kind == CACHEPIN_INPUT_PERF)
+		err = read_perf(pb, bin, path, o);
+	else if (s->kind == CACHEPIN_INPUT_QEMU)
+		err = read_qemu(pb, bin, path, o, s);
+	else
+		err = cachepin_text__read(path, CACHEPIN_TEXT_AUTO, cachepin_pbuild__add, pb, &event);
+	p = cachepin_pbuild__finish(pb);
+	if (err || !p) {
+		free(event);
+		cachepin_profile__free(p);
+		if (!p && !err)
+			pr_warn("out of memory\n");
+		errno = err < 0 ? -err : err ? EINVAL : ENOMEM;
+		return NULL;
+	}
+	if (event && !p->event)
+		p->event = event;
+	else
+		free(event);
+	if (!p->nr_matched) {
+		pr_warn("'%s': no sample matched a function of '%s' (0 of %" PRIu64 " samples)\n",
+			path, bin->path, p->nr_samples);
+		pr_warn("hint: is '%s' the binary that was profiled? for a kernel pass the vmlinux and use --kernel; for a program, --user\n",
+			bin->path);
+		cachepin_profile__free(p);
+		errno = ENOENT;
+		return NULL;
+	}
+	return p;
+}
+
+/* Fill L's map and weights from L->profile against BIN. */
+static int match(struct cachepin_load *l, const struct cachepin_binary *bin)
+{
+	const struct cachepin_profile *p = l->profile;
+	ssize_t matched;
+	size_t i;
+
+	free(l->map);
+	l->map = calloc(p->nr_funcs + 1, sizeof(*l->map));
+	if (!l->map) {
+		pr_warn("out of memory\n");
+		return -ENOMEM;
+	}
+	l->unmatched_weight = 0;
+	matched = cachepin_profile__match(p, bin, l->map, &l->unmatched_weight);
+	l->nr_matched = matched < 0 ? 0 : (size_t)matched;
+	l->weight = 0;
+	for (i = 0; i < p->nr_funcs; i++)
+		l->weight += p->funcs[i].weight;
+	return 0;
+}
+
+/* A cachepin profile read back: it must name functions of BIN. */
+static struct cachepin_profile *load_profile(struct cachepin_load *l,
+					     const struct cachepin_binary *bin, const char *path)
+{
+	const struct cachepin_profile *p;
+	size_t i, shown = 0, unmatched, len = 0;
+	char *names = NULL;
+	FILE *f;
+
+	l->profile = cachepin_profile__read(path);
+	if (!l->profile || match(l, bin))
+		return NULL;
+	p = l->profile;
+	if (!l->nr_matched || l->unmatched_weight >= l->weight) {
+		pr_warn("'%s': none of its %zu hot functions is in '%s' (%zu functions matched, 0 %% of the weight)\n",
+			path, p->nr_funcs, bin->path, l->nr_matched);
+		pr_warn("hint: the profile was made for '%s'; pass that binary or one built from the same source\n",
+			p->binary ? p->binary : "?");
+		errno = ENOENT;
+		return NULL;
+	}
+	if (l->unmatched_weight <= 0)
+		return l->profile;
+	unmatched = p->nr_funcs - l->nr_matched;
+	f = open_memstream(&names, &len);
+	for (i = 0; f && i < p->nr_funcs && shown < 5; i++)
+		if (l->map[i] < 0 && p->funcs[i].weight > 0) {
+			fprintf(f, " %s", p->funcs[i].name);
+			shown++;
+		}
+	if (f)
+		fclose(f);
+	pr_warn("warning: '%s': %zu of %zu functions (%.2f %% of the weight) are not in '%s':%s%s\n",
+		path, unmatched, p->nr_funcs, 100.0 * l->unmatched_weight / l->weight, bin->path,
+		names ? names : "", unmatched > shown ? " ..." : "");
+	free(names);
+	return l->profile;
+}
+
+/* The static call graph of the objects, as edges of weight 0. */
+static int add_objects(struct cachepin_profile *p, const struct cachepin_binary *bin,
+		       const struct cachepin_load_opts *o)
+{
+	struct cachepin_objects *objs;
+	int err;
+
+	if (!o->nr_objects)
+		return 0;
+	objs = cachepin_objects__load(o->objects, o->nr_objects);
+	if (!objs)
+		return errno ? -errno : -EINVAL;
+	err = cachepin_profile__add_static(p, bin, objs);
+	cachepin_objects__free(objs);
+	if (err)
+		pr_warn("out of memory\n");
+	return err;
+}
+
+int cachepin_profile__load(struct cachepin_load *l, const char *path,
+			   const struct cachepin_binary *bin, const struct cachepin_load_opts *opts)
+{
+	static const struct cachepin_load_opts none;
+	const struct cachepin_load_opts *o = opts ? opts : &none;
+	struct sniff s;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	err = sniff(path, &s);
+	if (err)
+		return err;
+	l->kind = s.kind;
+	if (s.kind == CACHEPIN_INPUT_PROFILE) {
+		if (!load_profile(l, bin, path))
+			goto fail;
+	} else {
+		l->profile = load_samples(bin, path, o, &s);
+		if (s.fd >= 0)
+			close(s.fd);
+		if (!l->profile)
+			goto fail;
+	}
+	err = add_objects(l->profile, bin, o);
+	if (err || match(l, bin))
+		goto fail;
+	return 0;
+fail:
+	err = errno ? -errno : -EINVAL;
+	if (!err || err == -EINTR)
+		err = -EINVAL;
+	cachepin_load__release(l);
+	return err;
+}
+
+void cachepin_load__release(struct cachepin_load *l)
+{
+	cachepin_profile__free(l->profile);
+	free(l->map);
+	memset(l, 0, sizeof(*l));
+}
