@@ -113,4 +113,38 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 			struct cachepin_score *out);
 void cachepin_score__release(struct cachepin_score *s);
 
+/* ---- where a scored layout loses (needs CACHEPIN_SCORE_DETAIL) ---- */
+
+/*
+ * The sets of S by LRU misses, most first (ties: lower set first): an
+ * array of S->cache.sets set numbers in *ORDER (caller frees).  Returns
+ * 0 or -ENOMEM.
+ */
+int cachepin_score__worst_sets(const struct cachepin_score *s, uint32_t **order);
+
+/*
+ * The lines of SET, heaviest first: the indices (into S->line_*) of its
+ * MAX heaviest in OUT.  Returns how many lines the set holds (may be
+ * more than MAX).
+ */
+size_t cachepin_score__set_lines(const struct cachepin_score *s, uint32_t set, size_t *out,
+				 size_t max);
+
+/* Two functions that share over-full sets. */
+struct cachepin_score_pair {
+	uint32_t a, b;		/* binary function indices, a < b */
+	uint64_t miss;		/* per shared over-full set, the smaller of their misses there, summed */
+	uint32_t sets;		/* over-full sets they share */
+};
+
+/*
+ * The pairs of functions fighting over sets: per over-full set (more
+ * hot lines than ways, and misses), its 8 functions with the most misses
+ * pair up.  *PAIRS (caller frees) gets *NR pairs, most misses first
+ * (ties: by a, then b).  Linear in the lines.  Returns 0, -EINVAL when S
+ * was scored without CACHEPIN_SCORE_DETAIL, or -ENOMEM.
+ */
+int cachepin_score__pairs(const struct cachepin_score *s, struct cachepin_score_pair **pairs,
+			  size_t *nr);
+
 #endif

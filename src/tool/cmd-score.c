@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <uthash.h>
 #include "cachepin/score.h"
 #include "cachepin/srcline.h"
 #include "tool.h"
@@ -81,19 +80,6 @@ static int score_opt(int id, const char *arg, void *ctx)
 	return r < 0 ? EXIT_USAGE : r;
 }
 
-struct pair_ent {
-	uint64_t key;		/* func a << 32 | func b, a < b */
-	uint64_t miss;
-	uint32_t sets;
-	UT_hash_handle hh;
-};
-
-struct pairs {
-	struct pair_ent **arr;	/* sorted by misses, descending */
-	struct pair_ent *pool;	/* the entries */
-	size_t n;
-};
-
 struct report {
 	struct score_args *a;
 	struct cachepin_binary *bin;
@@ -105,183 +91,6 @@ struct report {
 	double secs;
 };
 
-
-static const struct cachepin_score *sort_score;
-static int cmp_sets(const void *x, const void *y)
-{
-	const struct cachepin_score_set *a = &sort_score->sets[*(const uint32_t *)x];
-	const struct cachepin_score_set *b = &sort_score->sets[*(const uint32_t *)y];
-
-	if (a->miss[CACHEPIN_REPL_LRU] != b->miss[CACHEPIN_REPL_LRU])
-		return a->miss[CACHEPIN_REPL_LRU] < b->miss[CACHEPIN_REPL_LRU] ? 1 : -1;
-	return (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
-}
-
-static int cmp_pairs(const void *x, const void *y)
-{
-	const struct pair_ent *a = *(struct pair_ent *const *)x, *b = *(struct pair_ent *const *)y;
-
-	if (a->miss != b->miss)
-		return a->miss < b->miss ? 1 : -1;
-	return (a->key > b->key) - (a->key < b->key);
-}
-
-/* Lines of SET, heaviest first: the MAX heaviest in OUT; returns how many there are. */
-static size_t set_lines(const struct cachepin_score *s, uint32_t set, size_t *out, size_t max)
-{
-	size_t i, n = 0, kept = 0, j;
-
-	for (i = 0; i < s->nr_lines; i++) {
-		if (((uint32_t)s->line_no[i] & (s->cache.sets - 1)) != set)
-			continue;
-		n++;
-		if (kept < max) {
-			j = kept++;
-		} else {
-			if (s->line_weight[i] <= s->line_weight[out[max - 1]])
-				continue;
-			j = max - 1;
-		}
-		while (j > 0 && s->line_weight[out[j - 1]] < s->line_weight[i]) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = i;
-	}
-	return n;
-}
-
-#define PAIR_TOP 8	/* per set, only its PAIR_TOP most-missing functions pair up */
-
-/* Lines bucketed by set (counting sort): set S has lines idx[start[S]..start[S+1]). */
-static int lines_by_set(const struct cachepin_score *s, size_t **idx_out, size_t **start_out)
-{
-	uint32_t sets = s->cache.sets, k;
-	size_t *start = calloc((size_t)sets + 1, sizeof(*start));
-	size_t *idx = malloc((s->nr_lines + 1) * sizeof(*idx));
-	size_t *fillp = calloc((size_t)sets + 1, sizeof(*fillp));
-	size_t i;
-
-	if (!start || !idx || !fillp) {
-		free(start);
-		free(idx);
-		free(fillp);
-		return -1;
-	}
-	for (i = 0; i < s->nr_lines; i++)
-		start[((uint32_t)s->line_no[i] & (sets - 1)) + 1]++;
-	for (k = 0; k < sets; k++)
-		start[k + 1] += start[k];
-	for (i = 0; i < s->nr_lines; i++) {
-		uint32_t set = (uint32_t)s->line_no[i] & (sets - 1);
-
-		idx[start[set] + fillp[set]++] = i;
-	}
-	free(fillp);
-	*idx_out = idx;
-	*start_out = start;
-	return 0;
-}
-
-/*
- * Pairs of functions that share over-full sets, by the misses they suffer
- * there (the smaller of the two).  Linear in the lines: each set pairs up
- * only its PAIR_TOP functions with the most misses.
- */
-static int fighting_pairs(const struct cachepin_score *s, struct pairs *out)
-{
-	struct pair_ent *pairs = NULL, *pe, *tmp, **arr = NULL, *pool = NULL;
-	size_t *idx = NULL, *start = NULL, npool = 0, cappool = 0, n, i, j, k;
-	uint32_t fl[64], set;
-	uint64_t fm[64];
-
-	memset(out, 0, sizeof(*out));
-	if (lines_by_set(s, &idx, &start))
-		return -ENOMEM;
-	/* at most PAIR_TOP*(PAIR_TOP-1)/2 pairs per set: one pool, never moved */
-	cappool = (size_t)s->cache.sets * PAIR_TOP * (PAIR_TOP - 1) / 2 + 1;
-	pool = calloc(cappool, sizeof(*pool));
-	if (!pool)
-		goto out;
-	for (set = 0; set < s->cache.sets; set++) {
-		if (s->sets[set].lines <= s->cache.ways || !s->sets[set].miss[CACHEPIN_REPL_LRU])
-			continue;
-		n = 0;
-		for (i = start[set]; i < start[set + 1]; i++) {
-			size_t li = idx[i];
-			uint32_t f = s->line_func[li];
-
-			if (f == UINT32_MAX || !s->line_miss[li])
-				continue;
-			for (j = 0; j < n && fl[j] != f; j++)
-				;
-			if (j == n) {
-				if (n == ARRAY_LEN(fl))
-					continue;
-				fl[n] = f;
-				fm[n++] = 0;
-			}
-			fm[j] += s->line_miss[li];
-		}
-		/* keep the PAIR_TOP with most misses (selection; n <= 64) */
-		for (j = 0; j < n && j < PAIR_TOP; j++) {
-			size_t best = j;
-
-			for (k = j + 1; k < n; k++)
-				if (fm[k] > fm[best] || (fm[k] == fm[best] && fl[k] < fl[best]))
-					best = k;
-			if (best != j) {
-				uint32_t tf = fl[j];
-				uint64_t tm = fm[j];
-
-				fl[j] = fl[best], fm[j] = fm[best];
-				fl[best] = tf, fm[best] = tm;
-			}
-		}
-		if (n > PAIR_TOP)
-			n = PAIR_TOP;
-		for (j = 0; j < n; j++)
-			for (k = j + 1; k < n; k++) {
-				uint32_t a = fl[j] < fl[k] ? fl[j] : fl[k], b = fl[j] < fl[k] ? fl[k] : fl[j];
-				uint64_t key = (uint64_t)a << 32 | b;
-				uint64_t m = fm[j] < fm[k] ? fm[j] : fm[k];
-
-				HASH_FIND(hh, pairs, &key, sizeof(key), pe);
-				if (!pe) {
-					if (npool == cappool)
-						continue;
-					pe = &pool[npool++];
-					pe->key = key;
-					HASH_ADD(hh, pairs, key, sizeof(pe->key), pe);
-				}
-				pe->miss += m;
-				pe->sets++;
-			}
-	}
-	n = HASH_COUNT(pairs);
-	arr = malloc((n + 1) * sizeof(*arr));
-	if (!arr)
-		goto out;
-	i = 0;
-	HASH_ITER(hh, pairs, pe, tmp)
-		arr[i++] = pe;
-	qsort(arr, n, sizeof(*arr), cmp_pairs);
-	*out = (struct pairs){ arr, pool, n };
-	pool = NULL;
-out:
-	HASH_CLEAR(hh, pairs);
-	free(idx);
-	free(start);
-	free(pool);
-	return out->arr ? 0 : -ENOMEM;
-}
-
-static void pairs_release(struct pairs *p)
-{
-	free(p->arr);
-	free(p->pool);
-	memset(p, 0, sizeof(*p));
-}
 
 static double per_k(uint64_t miss, uint64_t fetches)
 {
@@ -297,8 +106,8 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 {
 	const struct cachepin_cache *c = &s->cache;
 	uint32_t *order, i, over = 0, hot = 0;
-	struct pairs pairs;
-	size_t k;
+	struct cachepin_score_pair *pairs;
+	size_t k, nr_pairs;
 	unsigned int top = r->a->top;
 	static const char *const rn[] = { "LRU", "pseudo-random", "round-robin", "optimal (same sets)" };
 	enum cachepin_repl rp;
@@ -327,13 +136,8 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 	}
 	fprintf(f, "  sets with hot lines %u of %u; over %u hot lines: %u\n", hot, c->sets, c->ways, over);
 
-	order = malloc(c->sets * sizeof(*order));
-	if (!order)
+	if (cachepin_score__worst_sets(s, &order))
 		return;
-	for (i = 0; i < c->sets; i++)
-		order[i] = i;
-	sort_score = s;
-	qsort(order, c->sets, sizeof(*order), cmp_sets);
 	fprintf(f, "\n  worst sets (LRU misses)\n  %5s %5s %7s %9s %9s  %s\n", "set", "lines", "weight%",
 		"miss-lru", "miss-rnd", "hottest lines (function+offset)");
 	for (i = 0; i < top && i < c->sets; i++) {
@@ -342,7 +146,7 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 
 		if (!ss->miss[CACHEPIN_REPL_LRU])
 			break;
-		n = set_lines(s, order[i], idx, ARRAY_LEN(idx));
+		n = cachepin_score__set_lines(s, order[i], idx, ARRAY_LEN(idx));
 		fprintf(f, "  %5u %5u %7.2f %9" PRIu64 " %9" PRIu64 " ", order[i], ss->lines,
 			r->model->weight ? 100.0 * ss->weight / r->model->weight : 0,
 			ss->miss[CACHEPIN_REPL_LRU], ss->miss[CACHEPIN_REPL_RANDOM]);
@@ -367,15 +171,15 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 	}
 	free(order);
 
-	fighting_pairs(s, &pairs);
+	cachepin_score__pairs(s, &pairs, &nr_pairs);
 	fprintf(f, "\n  functions fighting over sets (misses they suffer where they share over-full sets)\n");
 	fprintf(f, "  %9s %5s  %s\n", "misses", "sets", "pair");
-	for (k = 0; k < pairs.n && k < top; k++)
-		fprintf(f, "  %9" PRIu64 " %5u  %s <-> %s\n", pairs.arr[k]->miss, pairs.arr[k]->sets,
-			fname(r, (uint32_t)(pairs.arr[k]->key >> 32)), fname(r, (uint32_t)pairs.arr[k]->key));
-	if (!pairs.n)
+	for (k = 0; k < nr_pairs && k < top; k++)
+		fprintf(f, "  %9" PRIu64 " %5u  %s <-> %s\n", pairs[k].miss, pairs[k].sets,
+			fname(r, pairs[k].a), fname(r, pairs[k].b));
+	if (!nr_pairs)
 		fprintf(f, "  (none: no set holds more than %u hot lines)\n", c->ways);
-	pairs_release(&pairs);
+	free(pairs);
 }
 
 static int write_text(FILE *f, void *ctx)
@@ -415,7 +219,8 @@ static int write_json(FILE *f, void *ctx)
 	fprintf(f, "  \"caches\": [");
 	for (i = 0; i < r->nr_scores; i++) {
 		const struct cachepin_score *s = &r->scores[i];
-		struct pairs pairs;
+		struct cachepin_score_pair *pairs;
+		size_t nr_pairs;
 		enum cachepin_repl rp;
 
 		fprintf(f, "%s\n    { \"cache\": ", i ? "," : "");
@@ -441,16 +246,16 @@ static int write_json(FILE *f, void *ctx)
 				ss->miss[CACHEPIN_REPL_RANDOM], ss->miss[CACHEPIN_REPL_OPT], ss->miss_fa);
 		}
 		fprintf(f, "\n      ],\n      \"pairs\": [");
-		fighting_pairs(s, &pairs);
-		for (k = 0; k < pairs.n && k < r->a->top; k++) {
+		cachepin_score__pairs(s, &pairs, &nr_pairs);
+		for (k = 0; k < nr_pairs && k < r->a->top; k++) {
 			fprintf(f, "%s\n        { \"a\": ", k ? "," : "");
-			json_str(f, fname(r, (uint32_t)(pairs.arr[k]->key >> 32)));
+			json_str(f, fname(r, pairs[k].a));
 			fprintf(f, ", \"b\": ");
-			json_str(f, fname(r, (uint32_t)pairs.arr[k]->key));
-			fprintf(f, ", \"misses\": %" PRIu64 ", \"sets\": %u }", pairs.arr[k]->miss,
-				pairs.arr[k]->sets);
+			json_str(f, fname(r, pairs[k].b));
+			fprintf(f, ", \"misses\": %" PRIu64 ", \"sets\": %u }", pairs[k].miss,
+				pairs[k].sets);
 		}
-		pairs_release(&pairs);
+		free(pairs);
 		fprintf(f, "\n      ]\n    }");
 	}
 	fprintf(f, "\n  ]\n}\n");
