@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The outputs of a plan: a GNU ld linker-script fragment (to INCLUDE
- * inside an output section, or standalone with INSERT BEFORE .text), the
- * alignment file that cachepin check verifies (cachepin-plan(5)), an lld
- * --symbol-ordering-file and a GNU ld 2.43+ --section-ordering-file.
+ * inside an output section, or standalone with INSERT BEFORE .text), an
+ * lld --symbol-ordering-file and a GNU ld 2.43+ --section-ordering-file.
+ * The alignment file that goes with them: cachepin/align.h.
  */
 #ifndef CACHEPIN_EMIT_H
 #define CACHEPIN_EMIT_H
@@ -28,39 +28,12 @@ struct cachepin_emit_info {
 	const char *head_object;	/* MIPS <= 6.12 entry object to keep first, or NULL */
 };
 
-/* The symbol that names unit U in the alignment file (its first function). */
-const char *cachepin_emit__unit_symbol(const struct cachepin_binary *bin,
-				       const struct cachepin_unit *u);
-
+/* Each writes to F; 0, or -EIO when F failed, -ENOMEM. */
 int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 			    const struct cachepin_binary *bin, const struct cachepin_emit_info *info);
-int cachepin_emit__alignfile(FILE *f, const struct cachepin_plan *plan,
-			     const struct cachepin_model *m, const struct cachepin_cache *c,
-			     const struct cachepin_emit_info *info);
 int cachepin_emit__lld_order(FILE *f, const struct cachepin_plan *plan,
 			     const struct cachepin_binary *bin);
 int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
 				 const struct cachepin_binary *bin);
-
-/* ---- the alignment file, read back (cachepin check) ---- */
-
-struct cachepin_align_entry {
-	char *symbol, *object, *section;	/* symbol NULL: a fill unit without one */
-	uint64_t off, align;
-	uint32_t first_set;
-	bool hot;
-};
-
-struct cachepin_align {
-	uint64_t block_align;
-	uint32_t line, sets;
-	char *cache;
-	struct cachepin_align_entry *e;
-	size_t nr;
-};
-
-/* Read an alignment file; NULL with errno after logging "'F':LINE: ...". */
-struct cachepin_align *cachepin_align__read(const char *path);
-void cachepin_align__free(struct cachepin_align *a);
 
 #endif

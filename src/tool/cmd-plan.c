@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cachepin/emit.h"
+#include "cachepin/align.h"
 #include "cachepin/plan.h"
 #include "tool.h"
 
@@ -124,7 +124,7 @@ static int emit_align(FILE *f, void *ctx)
 {
 	const struct emit_ctx *e = ctx;
 
-	return cachepin_emit__alignfile(f, e->plan, e->m, e->c, e->info);
+	return cachepin_align__write(f, e->plan, e->m, e->c, e->info);
 }
 
 static int emit_lld(FILE *f, void *ctx)

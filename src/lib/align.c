@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The alignment file (cachepin-plan(5)): where the plan put every unit,
+ * written with the fragment, read back and verified against the
+ * relinked binary's symbols by cachepin check.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include "cachepin/align.h"
+#include "emit-int.h"
+#include "internal.h"
+
+/* "0-3,17,40-41" */
+static void put_ranges(FILE *f, uint32_t *v, size_t n)
+{
+	size_t i, j;
+
+	if (!n) {
+		fputc('-', f);
+		return;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j] == v[j - 1] + 1; j++)
+			;
+		fprintf(f, "%s%u", i ? "," : "", v[i]);
+		if (j - i > 1)
+			fprintf(f, "-%u", v[j - 1]);
+	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
+			  const struct cachepin_model *m, const struct cachepin_cache *c,
+			  const struct cachepin_emit_info *info)
+{
+	const struct cachepin_binary *bin = m->bin;
+	int32_t *unit_pu = malloc((bin->nr_units + 1) * sizeof(*unit_pu));
+	uint32_t **sets = calloc(plan->nr_units + 1, sizeof(*sets));
+	size_t *nsets = calloc(plan->nr_units + 1, sizeof(*nsets));
+	size_t i, j;
+	int err = -ENOMEM;
+
+	if (!unit_pu || !sets || !nsets)
+		goto out;
+	for (i = 0; i < bin->nr_units; i++)
+		unit_pu[i] = -1;
+	for (i = 0; i < plan->nr_units; i++)
+		unit_pu[plan->units[i].unit] = (int32_t)i;
+	/* hot lines of each placed unit, from the model's items */
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *it = &m->items[i];
+		const struct cachepin_func *fn = &bin->funcs[it->func];
+		const struct cachepin_unit *u;
+		int32_t k;
+		uint64_t off;
+		uint32_t s, *p;
+
+		if (!it->count || fn->unit < 0 || (k = unit_pu[fn->unit]) < 0)
+			continue;
+		u = &bin->units[fn->unit];
+		off = plan->base + plan->units[k].off + (fn->addr - u->addr) + it->off;
+		s = cachepin_cache__set(c, off);
+		p = realloc(sets[k], (nsets[k] + 1) * sizeof(*p));
+		if (!p)
+			goto out;
+		sets[k] = p;
+		p[nsets[k]++] = s;
+	}
+	fprintf(f, "# cachepin-align 1\n");
+	emit_header(f, plan, info, "#");
+	fprintf(f, "block-align %" PRIu64 "\n", plan->block_align);
+	fprintf(f, "cache %s %u %u\n", c->name, c->line, c->sets);
+	fprintf(f, "# kind symbol object section offset align first-set hot-lines sets\n");
+	for (i = 0; i < plan->nr_units; i++) {
+		const struct cachepin_plan_unit *pu = &plan->units[i];
+		const struct cachepin_unit *u = &bin->units[pu->unit];
+		const struct cachepin_func *fn = emit_unit_func(bin, u);
+		/*
+		 * offset and first set are the symbol's: an assembly object's
+		 * .text can start with local code before its first function
+		 */
+		uint64_t off = pu->off + (fn ? fn->addr - u->addr : 0);
+		size_t n = 0;
+
+		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cmp_u32);
+		for (j = 0; j < nsets[i]; j++)
+			if (!n || sets[i][n - 1] != sets[i][j])
+				sets[i][n++] = sets[i][j];
+		/* hot lines: distinct (set, way span) pairs are lines; count distinct lines */
+		fprintf(f, "%s %s %s %s 0x%" PRIx64 " %" PRIu64 " %u %zu ", pu->hot ? "hot" : "fill",
+			fn ? fn->name : "-", u->object ? u->object : "-", u->section, off, pu->align,
+			cachepin_cache__set(c, plan->base + off), n);
+		put_ranges(f, sets[i], n);
+		fputc('\n', f);
+	}
+	err = ferror(f) ? -EIO : 0;
+out:
+	if (sets)
+		for (i = 0; i < plan->nr_units; i++)
+			free(sets[i]);
+	free(sets);
+	free(nsets);
+	free(unit_pu);
+	return err;
+}
+
+/* ---- reading it back ---- */
+
+void cachepin_align__free(struct cachepin_align *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nr; i++) {
+		free(a->e[i].symbol);
+		free(a->e[i].object);
+		free(a->e[i].section);
+	}
+	free(a->e);
+	free(a->cache);
+	free(a);
+}
+
+struct cachepin_align *cachepin_align__read(const char *path)
+{
+	struct cachepin_align *a = calloc(1, sizeof(*a));
+	char *line = NULL, f[9][512];
+	size_t cap = 0, acap = 0;
+	unsigned long lineno = 0;
+	const char *what = NULL;
+	FILE *fp;
+	int err = -EINVAL;
+
+	if (!a) {
+		pr_warn("out of memory\n");
+		return NULL;
+	}
+	fp = fopen(path, "r");
+	if (!fp) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		free(a);
+		errno = -err;
+		return NULL;
+	}
+	while (getline(&line, &cap, fp) > 0) {
+		unsigned long long off, al;
+		unsigned int fs;
+		int n;
+
+		lineno++;
+		if (lineno == 1 && strncmp(line, "# cachepin-align 1", 18)) {
+			what = "not a cachepin alignment file (no '# cachepin-align 1' line)";
+			goto bad;
+		}
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (strlen(line) >= 500) {
+			what = "line too long";
+			goto bad;
+		}
+		n = sscanf(line, "%511s %511s %511s %511s %511s %511s %511s %511s %511s", f[0], f[1],
+			   f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
+		if (n == 2 && !strcmp(f[0], "block-align")) {
+			a->block_align = strtoull(f[1], NULL, 0);
+			if (!a->block_align || (a->block_align & (a->block_align - 1))) {
+				what = "bad block-align";
+				goto bad;
+			}
+		} else if (n == 4 && !strcmp(f[0], "cache")) {
+			free(a->cache);
+			a->cache = strdup(f[1]);
+			if (!a->cache)
+				goto nomem;
+			a->line = (uint32_t)strtoul(f[2], NULL, 0);
+			a->sets = (uint32_t)strtoul(f[3], NULL, 0);
+			if (!a->line || !a->sets) {
+				what = "bad cache line";
+				goto bad;
+			}
+		} else if (n == 9 && (!strcmp(f[0], "hot") || !strcmp(f[0], "fill"))) {
+			struct cachepin_align_entry *e;
+			char *end1, *end2, *end3;
+
+			off = strtoull(f[4], &end1, 0);
+			al = strtoull(f[5], &end2, 0);
+			fs = (unsigned int)strtoul(f[6], &end3, 0);
+			/* a fill unit may have no symbol (an assembly object's fixup code) */
+			if (*end1 || *end2 || *end3 || (!strcmp(f[1], "-") && !strcmp(f[0], "hot"))) {
+				what = "bad unit line (kind symbol object section offset align first-set hot-lines sets)";
+				goto bad;
+			}
+			if (GROW(a->e, acap, a->nr + 1))
+				goto nomem;
+			e = &a->e[a->nr++];
+			e->symbol = strcmp(f[1], "-") ? strdup(f[1]) : NULL;
+			e->object = strcmp(f[2], "-") ? strdup(f[2]) : NULL;
+			e->section = strdup(f[3]);
+			if ((!e->symbol && strcmp(f[1], "-")) || (!e->object && strcmp(f[2], "-")) ||
+			    !e->section)
+				goto nomem;
+			e->off = off;
+			e->align = al;
+			e->first_set = fs;
+			e->hot = !strcmp(f[0], "hot");
+		} else {
+			what = "unknown line";
+			goto bad;
+		}
+	}
+	if (!lineno) {
+		what = "empty file";
+		goto bad;
+	}
+	if (!a->block_align || !a->line) {
+		lineno++;
+		what = "no 'block-align' or 'cache' line";
+		goto bad;
+	}
+	free(line);
+	fclose(fp);
+	return a;
+nomem:
+	err = -ENOMEM;
+	pr_warn("'%s':%lu: out of memory\n", path, lineno);
+	goto fail;
+bad:
+	pr_warn("'%s':%lu: %s\n", path, lineno, what);
+fail:
+	free(line);
+	fclose(fp);
+	cachepin_align__free(a);
+	errno = -err;
+	return NULL;
+}
+
+/* ---- verified against the relinked binary ---- */
+
+int cachepin_align__anchor(const struct cachepin_align *al, const struct cachepin_symmap *sm,
+			   struct cachepin_verify *v)
+{
+	uint64_t addr;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->have_start = cachepin_symmap__lookup(sm, "__cachepin_start", &v->start) == 0;
+	if (v->have_start) {
+		v->misaligned = v->start % al->block_align != 0;
+		return 0;
+	}
+	/* ordering files carry no start symbol: anchor on the first unit found */
+	for (i = 0; i < al->nr; i++)
+		if (al->e[i].symbol && cachepin_symmap__lookup(sm, al->e[i].symbol, &addr) == 0) {
+			v->start = addr - al->e[i].off;
+			v->anchor = al->e[i].symbol;
+			return 0;
+		}
+	return 0;
+}
+
+/* Where entry E is now, by V's anchor. */
+static void verify_entry(const struct cachepin_align *al, const struct cachepin_symmap *sm,
+			 const struct cachepin_verify *v, const struct cachepin_align_entry *e,
+			 struct cachepin_verify_entry *out)
+{
+	uint64_t addr = 0;
+	int r;
+
+	*out = (struct cachepin_verify_entry){ .e = e };
+	if (!e->symbol) {
+		/* a fill unit without a symbol: nothing to look up */
+		out->state = CACHEPIN_VERIFY_UNNAMED;
+		return;
+	}
+	r = cachepin_symmap__lookup(sm, e->symbol, &addr);
+	if (r == 1) {
+		out->state = CACHEPIN_VERIFY_MISSING;
+		return;
+	}
+	if (r == 2) {
+		/* static functions that share a name: the one at its slot */
+		const uint64_t *all;
+		size_t j;
+
+		out->nr_names = cachepin_symmap__lookup_all(sm, e->symbol, &all);
+		for (j = 0; j < out->nr_names; j++)
+			if (all[j] - v->start == e->off)
+				addr = all[j];
+		out->one_at_slot = addr - v->start == e->off;
+	}
+	out->addr = addr;
+	out->off = addr - v->start;
+	out->set = (uint32_t)((addr / al->line) % al->sets);
+	if (out->off == e->off && (!v->have_start || out->set == e->first_set))
+		out->state = CACHEPIN_VERIFY_OK;
+	else
+		out->state = e->hot ? CACHEPIN_VERIFY_MOVED : CACHEPIN_VERIFY_FILL_MOVED;
+}
+
+int cachepin_align__verify(const struct cachepin_align *al, const struct cachepin_symmap *sm,
+			   struct cachepin_verify *v, cachepin_verify_fn_t fn, void *ctx)
+{
+	size_t i;
+
+	v->ok = v->moved = v->fill_moved = v->missing = v->unnamed = 0;
+	for (i = 0; i < al->nr; i++) {
+		struct cachepin_verify_entry ve;
+
+		verify_entry(al, sm, v, &al->e[i], &ve);
+		switch (ve.state) {
+		case CACHEPIN_VERIFY_OK:
+			v->ok++;
+			break;
+		case CACHEPIN_VERIFY_MOVED:
+			v->moved++;
+			break;
+		case CACHEPIN_VERIFY_FILL_MOVED:
+			v->fill_moved++;
+			break;
+		case CACHEPIN_VERIFY_MISSING:
+			v->missing++;
+			break;
+		case CACHEPIN_VERIFY_UNNAMED:
+			v->unnamed++;
+			break;
+		}
+		if (fn)
+			fn(ctx, &ve);
+	}
+	return v->misaligned || v->moved || v->missing ? 1 : 0;
+}
