@@ -306,8 +306,7 @@ int cmd_score(int argc, char **argv)
 	if (!a.json && a.lines) {
 		r.sl = cachepin_srcline__open(a.in.binary);
 		if (!r.sl && errno == ENODATA)
-			fprintf(stderr, "cachepin: warning: '%s' has no DWARF line information; no source lines\n",
-				a.in.binary);
+			tool_warn("'%s' has no DWARF line information; no source lines", a.in.binary);
 	}
 	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
 out:

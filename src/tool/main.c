@@ -51,6 +51,17 @@ int tool_error(const char *fmt, ...)
 	return 1;
 }
 
+void tool_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cachepin: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void tool_hint(const char *fmt, ...)
 {
 	va_list ap;

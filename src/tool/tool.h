@@ -39,6 +39,8 @@ int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 void tool_usage(const struct tool_cmd *cmd, FILE *f);
 
 __attribute__((format(printf, 1, 2))) int tool_error(const char *fmt, ...);
+/* "cachepin: warning: MESSAGE": something was lost or ignored, the run goes on. */
+__attribute__((format(printf, 1, 2))) void tool_warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void tool_hint(const char *fmt, ...);
 
 /* Options shared by the commands that read a binary and a profile. */
