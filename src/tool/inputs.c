@@ -108,8 +108,17 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
 		cachepin_binary__free(bin);
 		return NULL;
 	}
-	for (i = 0; i < in->nr_fixed; i++)
-		cachepin_binary__fix(bin, in->fixed[i], "--fixed");
+	for (i = 0; i < in->nr_fixed; i++) {
+		r = cachepin_binary__fix(bin, in->fixed[i], "--fixed");
+		if (r < 0) {
+			tool_error("out of memory");
+			cachepin_binary__free(bin);
+			return NULL;
+		}
+		if (!r)
+			tool_warn("--fixed '%s' matches no function, section or object:section of '%s'",
+				  in->fixed[i], bin->path);
+	}
 	if (!in->mode) {
 		uint64_t v;
 
