@@ -145,11 +145,11 @@ static char *derive_align_name(const char *out)
 {
 	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
 	size_t base = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
-	char *s = malloc(base + 7);
+	char *s = malloc(base + sizeof(".align"));
 
 	if (s) {
 		memcpy(s, out, base);
-		strcpy(s + base, ".align");
+		memcpy(s + base, ".align", sizeof(".align"));
 	}
 	return s;
 }
