@@ -545,192 +545,278 @@ static size_t trailer_len(const struct perf_attr *a)
 			ST_STREAM_ID | ST_CPU | ST_IDENTIFIER));
 }
 
-static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t misc,
-		       uint16_t size, uint64_t off,
-		       cachepin_sample_fn_t fn, void *ctx)
+/*
+ * One PERF_RECORD_SAMPLE, decoded (perf's struct perf_sample, which
+ * evsel__parse_sample() fills).  A field the attr's sample_type lacks
+ * keeps its default: zero, TIME all ones, PERIOD the attr's.  The
+ * pointers point into the record, at data in the file's byte order.
+ */
+struct perf_sample {
+	const struct perf_attr *attr;
+	uint16_t misc;
+	bool has_ip, has_period;
+	uint64_t ip, time, addr, id, stream_id, period;
+	uint32_t pid, tid, cpu;
+	uint64_t read_nr;		/* counters: group members, or 1 */
+	const uint8_t *read;		/* the block, laid out by read_format */
+	uint64_t nr_chain;
+	const uint8_t *chain;		/* nr_chain u64, context markers included */
+	uint32_t raw_size;
+	const uint8_t *raw;
+	uint64_t nr_branch, branch_hw_idx;
+	const uint8_t *branch;		/* nr_branch entries, then their counters */
+	uint64_t user_abi, intr_abi;	/* 0: no registers follow */
+	const uint8_t *user_regs, *intr_regs;
+	uint64_t stack_size, stack_dyn_size;
+	const uint8_t *stack;
+	uint64_t weight, data_src, transaction;
+	uint64_t phys_addr, cgroup, data_page_size, code_page_size;
+	uint64_t aux_size;
+	const uint8_t *aux;
+};
+
+/* A cursor over a record: a read past its end marks it short and yields zeros. */
+struct rd {
+	const struct cachepin_perf *p;
+	const uint8_t *q, *end;
+	bool bad;
+};
+
+/* Take N bytes; NULL if fewer are left. */
+static const uint8_t *rd_take(struct rd *r, uint64_t n)
 {
-	const uint8_t *q = rec + 8, *end = rec + size, *chain = NULL;
-	const struct perf_attr *a;
-	struct cachepin_sample s;
-	uint64_t st, ip = 0, period = 0, nr_chain = 0, n, i, t = UINT64_MAX;
-	uint32_t pid = 0, tid = 0;
-	bool has_ip, has_period, kern, dup_checked;
-	struct perf_proc *pr = NULL;
-	size_t nf;
-	int ret;
+	const uint8_t *at = r->q;
+
+	if (r->bad || (uint64_t)(r->end - r->q) < n) {
+		r->bad = true;
+		return NULL;
+	}
+	r->q += n;
+	return at;
+}
+
+/* Take NR entries of SIZE bytes each (NR * SIZE may overflow). */
+static const uint8_t *rd_array(struct rd *r, uint64_t nr, uint64_t size)
+{
+	if (r->bad || nr > (uint64_t)(r->end - r->q) / size) {
+		r->bad = true;
+		return NULL;
+	}
+	return rd_take(r, nr * size);
+}
+
+static uint64_t rd_u64(struct rd *r)
+{
+	const uint8_t *at = rd_take(r, 8);
+
+	return at ? ld64(r->p, at) : 0;
+}
+
+static uint32_t rd_u32(struct rd *r)
+{
+	const uint8_t *at = rd_take(r, 4);
+
+	return at ? ld32(r->p, at) : 0;
+}
+
+/* The attr of sample REC: by its id when there are several. */
+static int sample_attr(struct cachepin_perf *p, const uint8_t *rec, uint16_t size,
+		       uint64_t off, const struct perf_attr **a)
+{
+	size_t pos = p->ids_identifier ? 0 : (size_t)p->id_pos;
 
 	if (!p->nr_attrs) {
 		pr_warn("'%s': sample before any event description at offset 0x%" PRIx64 "\n",
 			p->path, off);
 		return -EINVAL;
 	}
-	if (p->nr_attrs == 1) {
-		a = &p->attrs[0];
-	} else {
-		size_t pos = p->ids_identifier ? 0 : (size_t)p->id_pos;
-
-		if (!p->ids_identifier && !(p->attrs[0].sample_type & ST_ID))
-			a = &p->attrs[0];
-		else if ((size_t)(end - q) < 8 * (pos + 1))
-			return perf_truncated(p, off, 8 + 8 * (pos + 1), size);
-		else
-			a = perf_attr_by_id(p, ld64(p, q + 8 * pos));
+	if (p->nr_attrs == 1 ||
+	    (!p->ids_identifier && !(p->attrs[0].sample_type & ST_ID))) {
+		*a = &p->attrs[0];
+		return 0;
 	}
-	st = a->sample_type;
+	if ((size_t)size - 8 < 8 * (pos + 1))
+		return perf_truncated(p, off, 8 + 8 * (pos + 1), size);
+	*a = perf_attr_by_id(p, ld64(p, rec + 8 + 8 * pos));
+	return 0;
+}
 
-#define NEED(nb) do { \
-		if ((uint64_t)(end - q) < (uint64_t)(nb)) \
-			goto out_short; \
-	} while (0)
-
-	if (st & ST_IDENTIFIER) {
-		NEED(8);
-		q += 8;
-	}
-	has_ip = st & ST_IP;
-	if (has_ip) {
-		NEED(8);
-		ip = ld64(p, q);
-		q += 8;
-	}
+/* The fields before the counters: ids, ip, pid and tid, time, cpu, period. */
+static void parse_head(struct rd *r, struct perf_sample *s, uint64_t st)
+{
+	if (st & ST_IDENTIFIER)
+		s->id = rd_u64(r);
+	if (st & ST_IP)
+		s->ip = rd_u64(r);
 	if (st & ST_TID) {
-		NEED(8);
-		pid = ld32(p, q);
-		tid = ld32(p, q + 4);
-		q += 8;
+		s->pid = rd_u32(r);
+		s->tid = rd_u32(r);
 	}
-	if (st & ST_TIME) {
-		NEED(8);
-		t = ld64(p, q);
-		q += 8;
+	if (st & ST_TIME)
+		s->time = rd_u64(r);
+	if (st & ST_ADDR)
+		s->addr = rd_u64(r);
+	if (st & ST_ID)
+		s->id = rd_u64(r);
+	if (st & ST_STREAM_ID)
+		s->stream_id = rd_u64(r);
+	if (st & ST_CPU) {
+		s->cpu = rd_u32(r);
+		rd_u32(r);	/* reserved */
 	}
-	n = !!(st & ST_ADDR) + !!(st & ST_ID) +
-	    !!(st & ST_STREAM_ID) + !!(st & ST_CPU);
-	NEED(8 * n);
-	q += 8 * n;
-	has_period = st & ST_PERIOD;
-	if (has_period) {
-		NEED(8);
-		period = ld64(p, q);
-		q += 8;
-	}
-	if (st & ST_READ) {
-		uint64_t rf = a->read_format;
-		uint64_t per = 1 + !!(rf & RF_ID) + !!(rf & RF_LOST);
-		uint64_t hdr = !!(rf & RF_TOTAL_TIME_ENABLED) +
-			       !!(rf & RF_TOTAL_TIME_RUNNING);
+	if (st & ST_PERIOD)
+		s->period = rd_u64(r);
+}
 
-		if (rf & RF_GROUP) {
-			NEED(8);
-			n = ld64(p, q);
-			q += 8;
-			NEED(8 * hdr);
-			q += 8 * hdr;
-			if (n > (uint64_t)(end - q) / (8 * per))
-				goto out_short;
-			q += 8 * per * n;
-		} else {
-			NEED(8 * (per + hdr));
-			q += 8 * (per + hdr);
-		}
+/* The counter values of ST_READ, one group or one counter. */
+static void parse_read(struct rd *r, struct perf_sample *s)
+{
+	uint64_t rf = s->attr->read_format;
+	uint64_t per = 1 + !!(rf & RF_ID) + !!(rf & RF_LOST);
+	uint64_t hdr = !!(rf & RF_TOTAL_TIME_ENABLED) + !!(rf & RF_TOTAL_TIME_RUNNING);
+
+	s->read = r->q;
+	if (rf & RF_GROUP) {
+		s->read_nr = rd_u64(r);
+		rd_array(r, hdr, 8);
+		rd_array(r, s->read_nr, 8 * per);
+	} else {
+		s->read_nr = 1;
+		rd_array(r, per + hdr, 8);
 	}
+}
+
+/* Callchain, raw data and branch stack. */
+static void parse_chain(struct rd *r, struct perf_sample *s, uint64_t st)
+{
+	uint64_t bst = s->attr->branch_sample_type;
+
 	if (st & ST_CALLCHAIN) {
-		NEED(8);
-		nr_chain = ld64(p, q);
-		q += 8;
-		if (nr_chain > (uint64_t)(end - q) / 8)
-			goto out_short;
-		chain = q;
-		q += 8 * nr_chain;
+		s->nr_chain = rd_u64(r);
+		s->chain = rd_array(r, s->nr_chain, 8);
 	}
 	if (st & ST_RAW) {
-		NEED(4);
-		n = ld32(p, q);
-		q += 4;
-		NEED(n);
-		q += n;
+		s->raw_size = rd_u32(r);
+		s->raw = rd_take(r, s->raw_size);
 	}
 	if (st & ST_BRANCH_STACK) {
-		NEED(8);
-		n = ld64(p, q);
-		q += 8;
-		if (a->branch_sample_type & BST_HW_INDEX) {
-			NEED(8);
-			q += 8;
-		}
-		i = a->branch_sample_type & BST_COUNTERS ? 32 : 24;
-		if (n > (uint64_t)(end - q) / i)
-			goto out_short;
-		q += i * n;
+		s->nr_branch = rd_u64(r);
+		if (bst & BST_HW_INDEX)
+			s->branch_hw_idx = rd_u64(r);
+		s->branch = rd_array(r, s->nr_branch, bst & BST_COUNTERS ? 32 : 24);
 	}
+}
+
+/* Registers and user stack, weight and the other u64 extras, AUX data. */
+static void parse_tail(struct rd *r, struct perf_sample *s, uint64_t st)
+{
+	const struct perf_attr *a = s->attr;
+
 	if (st & ST_REGS_USER) {
-		NEED(8);
-		n = ld64(p, q);
-		q += 8;
-		if (n) {
-			NEED(8 * a->nr_regs_user);
-			q += 8 * a->nr_regs_user;
-		}
+		s->user_abi = rd_u64(r);
+		if (s->user_abi)
+			s->user_regs = rd_array(r, a->nr_regs_user, 8);
 	}
 	if (st & ST_STACK_USER) {
-		NEED(8);
-		n = ld64(p, q);
-		q += 8;
-		if (n) {
-			NEED(n);
-			q += n;
-			NEED(8);
-			q += 8;
+		s->stack_size = rd_u64(r);
+		if (s->stack_size) {
+			s->stack = rd_take(r, s->stack_size);
+			s->stack_dyn_size = rd_u64(r);
 		}
 	}
-	n = !!(st & (ST_WEIGHT | ST_WEIGHT_STRUCT)) + !!(st & ST_DATA_SRC) +
-	    !!(st & ST_TRANSACTION);
-	NEED(8 * n);
-	q += 8 * n;
+	if (st & (ST_WEIGHT | ST_WEIGHT_STRUCT))
+		s->weight = rd_u64(r);
+	if (st & ST_DATA_SRC)
+		s->data_src = rd_u64(r);
+	if (st & ST_TRANSACTION)
+		s->transaction = rd_u64(r);
 	if (st & ST_REGS_INTR) {
-		NEED(8);
-		n = ld64(p, q);
-		q += 8;
-		if (n) {
-			NEED(8 * a->nr_regs_intr);
-			q += 8 * a->nr_regs_intr;
-		}
+		s->intr_abi = rd_u64(r);
+		if (s->intr_abi)
+			s->intr_regs = rd_array(r, a->nr_regs_intr, 8);
 	}
-	n = !!(st & ST_PHYS_ADDR) + !!(st & ST_CGROUP) + !!(st & ST_DATA_PAGE_SIZE) +
-	    !!(st & ST_CODE_PAGE_SIZE);
-	NEED(8 * n);
-	q += 8 * n;
+	if (st & ST_PHYS_ADDR)
+		s->phys_addr = rd_u64(r);
+	if (st & ST_CGROUP)
+		s->cgroup = rd_u64(r);
+	if (st & ST_DATA_PAGE_SIZE)
+		s->data_page_size = rd_u64(r);
+	if (st & ST_CODE_PAGE_SIZE)
+		s->code_page_size = rd_u64(r);
 	if (st & ST_AUX) {
-		NEED(8);
-		n = ld64(p, q);
-		q += 8;
-		NEED(n);
-		q += n;
+		s->aux_size = rd_u64(r);
+		s->aux = rd_take(r, s->aux_size);
 	}
-#undef NEED
+}
 
-	if (!has_period)
-		period = (a->flags & AF_FREQ) ? 1 : a->sample_period;
-	if (!has_period && !period)
-		period = 1;
+/*
+ * Decode sample REC into S (perf's evsel__parse_sample()): every field
+ * its attr's sample_type names, in perf's order, each checked against
+ * the record size.  Returns 0, or -EINVAL after logging the offset.
+ */
+static int sample_parse(struct cachepin_perf *p, const uint8_t *rec, uint16_t misc,
+			uint16_t size, uint64_t off, struct perf_sample *s)
+{
+	struct rd r = { .p = p, .q = rec + 8, .end = rec + size };
+	const struct perf_attr *a;
+	uint64_t st;
+	int err;
 
-	if (nr_chain + 1 > p->cap_frames) {
-		size_t want = nr_chain + 1;
+	err = sample_attr(p, rec, size, off, &a);
+	if (err)
+		return err;
+	st = a->sample_type;
+	memset(s, 0, sizeof(*s));
+	s->attr = a;
+	s->misc = misc;
+	s->has_ip = st & ST_IP;
+	s->has_period = st & ST_PERIOD;
+	s->time = UINT64_MAX;
+	parse_head(&r, s, st);
+	if (st & ST_READ)
+		parse_read(&r, s);
+	parse_chain(&r, s, st);
+	parse_tail(&r, s, st);
+	if (r.bad) {
+		pr_warn("'%s': truncated sample at offset 0x%" PRIx64
+			" (%u bytes is too short for its sample_type 0x%" PRIx64 ")\n",
+			p->path, off, size, st);
+		return -EINVAL;
+	}
+	if (!s->has_period) {
+		s->period = (a->flags & AF_FREQ) ? 1 : a->sample_period;
+		if (!s->period)
+			s->period = 1;
+	}
+	return 0;
+}
+
+/*
+ * The frames of sample S into p->frames: the sample ip, then the
+ * callchain without its context markers, each frame kernel or user by
+ * the marker before it (the ip by the cpumode).  *NF gets how many, at
+ * least 1.  Returns 0 or -ENOMEM.
+ */
+static int sample_frames(struct cachepin_perf *p, const struct perf_sample *s, size_t *nf)
+{
+	bool kern = (s->misc & CPUMODE_MASK) == CPUMODE_KERNEL;
+	bool dup_checked = !s->has_ip;
+	size_t n = 0;
+	uint64_t i;
+
+	if (s->nr_chain + 1 > p->cap_frames) {
+		size_t want = s->nr_chain + 1;
 
 		if (GROW(p->frames, p->cap_frames, want))
 			return -ENOMEM;
 	}
-
-	kern = (misc & CPUMODE_MASK) == CPUMODE_KERNEL;
-	nf = 0;
-	dup_checked = !has_ip;
-	if (has_ip) {
-		p->frames[0].ip = ip;
+	if (s->has_ip) {
+		p->frames[0].ip = s->ip;
 		p->frames[0].flags = (kern ? CACHEPIN_FRAME_KERNEL : 0) | CACHEPIN_FRAME_HAS_IP;
-		nf = 1;
+		n = 1;
 	}
-	for (i = 0; i < nr_chain; i++) {
-		uint64_t v = ld64(p, chain + 8 * i);
+	for (i = 0; i < s->nr_chain; i++) {
+		uint64_t v = ld64(p, s->chain + 8 * i);
 
 		if (v >= CTX_MAX) {
 			if (!ctx_known(v))
@@ -743,21 +829,35 @@ static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t mis
 		if (!dup_checked) {
 			/* perf callchains repeat the sample ip first */
 			dup_checked = true;
-			if (v == ip)
+			if (v == s->ip)
 				continue;
 		}
-		p->frames[nf].ip = v;
-		p->frames[nf].flags = (kern ? CACHEPIN_FRAME_KERNEL : 0) | CACHEPIN_FRAME_HAS_IP;
-		nf++;
+		p->frames[n].ip = v;
+		p->frames[n].flags = (kern ? CACHEPIN_FRAME_KERNEL : 0) | CACHEPIN_FRAME_HAS_IP;
+		n++;
 	}
-	if (!nf) {
+	if (!n) {
 		p->frames[0].ip = 0;
 		p->frames[0].flags = kern ? CACHEPIN_FRAME_KERNEL : 0;
-		nf = 1;
+		n = 1;
 	}
+	*nf = n;
+	return 0;
+}
+
+/*
+ * The dso of each of the NF frames of sample S: kernel frames by the
+ * kernel and module maps, user frames by the maps of the sample's
+ * process at its time, which also give the file offset.
+ */
+static void frames_resolve(struct cachepin_perf *p, const struct perf_sample *s, size_t nf)
+{
+	struct perf_proc *pr = NULL;
+	size_t i;
 
 	for (i = 0; i < nf; i++) {
 		struct cachepin_frame *f = &p->frames[i];
+		const struct perf_map *m;
 
 		f->sym = NULL;
 		f->symoff = 0;
@@ -767,47 +867,66 @@ static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t mis
 			continue;
 		if (f->flags & CACHEPIN_FRAME_KERNEL) {
 			f->dso = perf_kernel_dso(p, f->ip);
-		} else {
-			const struct perf_map *m;
-
-			if (!pr) {
-				pr = proc_find(p, pid, false);
-				if (!pr)
-					continue;
-			}
-			m = proc_lookup(pr, f->ip, t);
-			if (m) {
-				f->dso = m->name;
-				f->file_off = f->ip - m->start + m->pgoff;
-				f->flags |= CACHEPIN_FRAME_HAS_FOFF;
-			}
+			continue;
+		}
+		if (!pr) {
+			pr = proc_find(p, s->pid, false);
+			if (!pr)
+				continue;
+		}
+		m = proc_lookup(pr, f->ip, s->time);
+		if (m) {
+			f->dso = m->name;
+			f->file_off = f->ip - m->start + m->pgoff;
+			f->flags |= CACHEPIN_FRAME_HAS_FOFF;
 		}
 	}
+}
+
+/* Count sample S of NF frames and pass it to FN; WALK_STOP if FN says stop. */
+static int sample_deliver(struct cachepin_perf *p, const struct perf_sample *s, size_t nf,
+			  cachepin_sample_fn_t fn, void *ctx)
+{
+	struct cachepin_sample cs;
+	int ret;
 
 	if (p->first_attr < 0)
-		p->first_attr = a - p->attrs;
+		p->first_attr = s->attr - p->attrs;
 	p->meta.nr_samples++;
-	p->meta.period_sum += period;
+	p->meta.period_sum += s->period;
 
-	s.period = period;
-	s.pid = pid;
-	s.tid = tid;
-	s.nr = nf;
-	s.frames = p->frames;
-	s.event = a->name;
-	ret = fn ? fn(ctx, &s) : 0;
+	cs.period = s->period;
+	cs.pid = s->pid;
+	cs.tid = s->tid;
+	cs.nr = nf;
+	cs.frames = p->frames;
+	cs.event = s->attr->name;
+	ret = fn ? fn(ctx, &cs) : 0;
 	if (ret) {
 		p->stopped = true;
 		p->stop_val = ret;
 		return WALK_STOP;
 	}
 	return 0;
+}
 
-out_short:
-	pr_warn("'%s': truncated sample at offset 0x%" PRIx64
-		" (%u bytes is too short for its sample_type 0x%" PRIx64 ")\n",
-		p->path, off, size, st);
-	return -EINVAL;
+/* A SAMPLE record: decode it, make its frames, resolve them, deliver it. */
+static int perf_sample(struct cachepin_perf *p, const uint8_t *rec, uint16_t misc,
+		       uint16_t size, uint64_t off,
+		       cachepin_sample_fn_t fn, void *ctx)
+{
+	struct perf_sample s;
+	size_t nf;
+	int err;
+
+	err = sample_parse(p, rec, misc, size, off, &s);
+	if (err)
+		return err;
+	err = sample_frames(p, &s, &nf);
+	if (err)
+		return err;
+	frames_resolve(p, &s, nf);
+	return sample_deliver(p, &s, nf, fn, ctx);
 }
 
 /* ---- metadata ------------------------------------------------------------- */
