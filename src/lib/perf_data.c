@@ -21,49 +21,6 @@
 
 #include "perf-format.h"
 
-#define RF_TOTAL_TIME_ENABLED	(1ULL << 0)
-#define RF_TOTAL_TIME_RUNNING	(1ULL << 1)
-#define RF_ID			(1ULL << 2)
-#define RF_GROUP		(1ULL << 3)
-#define RF_LOST			(1ULL << 4)
-
-#define BST_HW_INDEX		(1ULL << 17)
-#define BST_COUNTERS		(1ULL << 19)
-
-#define AF_FREQ			(1ULL << 10)
-#define AF_SAMPLE_ID_ALL	(1ULL << 18)
-
-enum {
-	REC_MMAP = 1, REC_LOST = 2, REC_COMM = 3, REC_EXIT = 4, REC_FORK = 7,
-	REC_SAMPLE = 9, REC_MMAP2 = 10, REC_LOST_SAMPLES = 13,
-	REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66,
-	REC_HEADER_BUILD_ID = 67, REC_FINISHED_ROUND = 68, REC_ID_INDEX = 69,
-	REC_AUXTRACE = 71, REC_HEADER_FEATURE = 80, REC_COMPRESSED = 81,
-	REC_COMPRESSED2 = 83,
-};
-
-enum {
-	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_ARCH = 6,
-	FEAT_EVENT_DESC = 12, FEAT_COMPRESSED = 27,
-};
-
-#define CPUMODE_MASK		7
-#define CPUMODE_KERNEL		1
-#define MISC_BUILD_ID_SIZE	0x8000
-
-#define CTX_HV			((uint64_t)-32)
-#define CTX_KERNEL		((uint64_t)-128)
-#define CTX_USER		((uint64_t)-512)
-#define CTX_USER_DEFERRED	((uint64_t)-640)
-#define CTX_GUEST		((uint64_t)-2048)
-#define CTX_GUEST_KERNEL	((uint64_t)-2176)
-#define CTX_GUEST_USER		((uint64_t)-2560)
-#define CTX_MAX			((uint64_t)-4095)
-
-#define ATTR_MAX		136	/* PERF_ATTR_SIZE_VER8 */
-#define FILE_HEADER_SIZE	104
-#define KALLSYMS		"[kernel.kallsyms]"
-
 /* perf's stop value for callbacks, distinct from any errno */
 #define WALK_STOP		1
 
@@ -217,14 +174,14 @@ static char *perf_string(const struct cachepin_perf *p, const uint8_t *q,
 static void attr_decode(const struct cachepin_perf *p, const uint8_t *q,
 			size_t avail, struct perf_attr *a)
 {
-	uint8_t raw[ATTR_MAX];
+	uint8_t raw[ATTR_SIZE_VER8];
 	uint32_t size;
 	size_t n;
 
 	memset(raw, 0, sizeof(raw));
 	size = avail >= 8 ? ld32(p, q + 4) : 0;
 	if (size == 0)
-		size = 64;
+		size = ATTR_SIZE_VER0;
 	n = size < avail ? size : avail;
 	if (n > sizeof(raw))
 		n = sizeof(raw);
@@ -1165,11 +1122,11 @@ static int perf_header_attr(struct cachepin_perf *p, const uint8_t *rec,
 	size_t i, n;
 	int err;
 
-	if (size < 8 + 64)
-		return perf_truncated(p, off, 8 + 64, size);
+	if (size < 8 + ATTR_SIZE_VER0)
+		return perf_truncated(p, off, 8 + ATTR_SIZE_VER0, size);
 	asz = ld32(p, rec + 12);
 	if (!asz)
-		asz = 64;
+		asz = ATTR_SIZE_VER0;
 	if (asz > (size_t)size - 8)
 		return perf_truncated(p, off, 8 + (uint64_t)asz, size);
 	attr_decode(p, rec + 8, asz, &a);
@@ -1284,7 +1241,7 @@ static int perf_record(struct cachepin_perf *p, const uint8_t *rec, uint32_t typ
 		if (size < 16)
 			return perf_truncated(p, off, 16, size);
 		n = ld64(p, rec + 8);
-		return perf_feature(p, n < 256 ? (unsigned int)n : 256, rec + 16,
+		return perf_feature(p, n < FEAT_BITS ? (unsigned int)n : FEAT_BITS, rec + 16,
 				    size - 16);
 	case REC_HEADER_BUILD_ID:
 		return perf_buildid(p, rec, size);
@@ -1457,7 +1414,7 @@ static int perf_features(struct cachepin_perf *p)
 		for (i = 0; i < 4; i++)
 			words[i] = ld32(p, bm + 8 * i) | (uint64_t)ld32(p, bm + 8 * i + 4) << 32;
 	}
-	for (i = 0; i < 256; i++) {
+	for (i = 0; i < FEAT_BITS; i++) {
 		uint64_t off, size;
 
 		if (!(words[i / 64] & (1ULL << (i % 64))))
@@ -1486,9 +1443,9 @@ static int perf_file_header(struct cachepin_perf *p)
 	uint64_t hsize = ld64(p, p->buf + 8);
 	int err;
 
-	if (hsize == 16) {
+	if (hsize == PIPE_HEADER_SIZE) {
 		p->meta.pipe = true;
-		p->data_off = 16;
+		p->data_off = PIPE_HEADER_SIZE;
 		p->data_end = p->len;
 		return 0;
 	}
@@ -1499,7 +1456,7 @@ static int perf_file_header(struct cachepin_perf *p)
 	attrs_size = ld64(p, p->buf + 32);
 	data_off = ld64(p, p->buf + 40);
 	data_size = ld64(p, p->buf + 48);
-	if (attr_size < 16 + 64 || attr_size > 1 << 16)
+	if (attr_size < 16 + ATTR_SIZE_VER0 || attr_size > 1 << 16)
 		return perf_bad_header(p, "bad attr size");
 	if (attrs_off > p->len || attrs_size > p->len - attrs_off)
 		return perf_bad_header(p, "attrs section lies outside the file");
@@ -1553,15 +1510,15 @@ struct cachepin_perf *cachepin_perf__open(const char *path)
 	err = perf_load(p, path);
 	if (err)
 		goto out_free;
-	if (p->len < 16) {
+	if (p->len < PIPE_HEADER_SIZE) {
 		err = perf_bad_header(p, "file is shorter than 16 bytes");
 		goto out_free;
 	}
-	if (!memcmp(p->buf, "PERFILE2", 8)) {
+	if (!memcmp(p->buf, MAGIC_V2, MAGIC_SIZE)) {
 		p->be = false;
-	} else if (!memcmp(p->buf, "2ELIFREP", 8)) {
+	} else if (!memcmp(p->buf, MAGIC_V2_BE, MAGIC_SIZE)) {
 		p->be = true;
-	} else if (!memcmp(p->buf, "PERFFILE", 8)) {
+	} else if (!memcmp(p->buf, MAGIC_V1, MAGIC_SIZE)) {
 		pr_warn("'%s': legacy perf.data version 1 is not supported\n"
 			"hint: convert it with 'perf inject -i OLD -o NEW'\n", path);
 		err = -ENOTSUP;
