@@ -31,29 +31,13 @@
 #include <string.h>
 #include "cachepin/binary.h"
 
-#define ST_IP		(1ULL << 0)
-#define ST_TID		(1ULL << 1)
-#define ST_TIME		(1ULL << 2)
-#define ST_CALLCHAIN	(1ULL << 5)
-#define ST_ID		(1ULL << 6)
-#define ST_CPU		(1ULL << 7)
-#define ST_PERIOD	(1ULL << 8)
+#include "perf-format.h"
+
 #define SAMPLE_TYPE	(ST_IP | ST_TID | ST_TIME | ST_CALLCHAIN | ST_ID | ST_CPU | ST_PERIOD)
-
-/* attr flags: disabled, inherit, mmap, comm, freq, sample_id_all, exclude_guest */
-#define ATTR_FLAGS	((1ULL << 0) | (1ULL << 1) | (1ULL << 8) | (1ULL << 9) | \
-			 (1ULL << 10) | (1ULL << 18) | (1ULL << 20))
-#define ATTR_SIZE	128	/* PERF_ATTR_SIZE_VER7, what perf 6.1 writes */
-#define HEADER_SIZE	104
-#define FEAT_EVENT_DESC	12
+#define ATTR_FLAGS	(AF_DISABLED | AF_INHERIT | AF_MMAP | AF_COMM | AF_FREQ | \
+			 AF_SAMPLE_ID_ALL | AF_EXCLUDE_GUEST)
+#define ATTR_SIZE	ATTR_SIZE_VER7
 #define TRAILER_SIZE	32	/* sample_id_all: tid, time, id, cpu */
-
-#define REC_MMAP		1
-#define REC_COMM		3
-#define REC_SAMPLE		9
-#define REC_FINISHED_ROUND	68
-#define MISC_KERNEL		1
-#define CONTEXT_KERNEL		((uint64_t)-128)
 
 #define PERIOD		250000	/* ns: cpu-clock at 4 kHz */
 #define MIN_CALLERS	3
@@ -163,9 +147,9 @@ static size_t pad_str(uint8_t *p, const char *s)
 static void write_attr(uint8_t *p, uint64_t freq)
 {
 	memset(p, 0, ATTR_SIZE);
-	st32(p, 1);			/* PERF_TYPE_SOFTWARE */
+	st32(p, ATTR_TYPE_SOFTWARE);
 	st32(p + 4, ATTR_SIZE);
-	st64(p + 8, 0);			/* PERF_COUNT_SW_CPU_CLOCK */
+	st64(p + 8, SW_CPU_CLOCK);
 	st64(p + 16, freq);
 	st64(p + 24, SAMPLE_TYPE);
 	st64(p + 40, ATTR_FLAGS);
@@ -174,9 +158,9 @@ static void write_attr(uint8_t *p, uint64_t freq)
 
 static void write_header(uint64_t attrs_off, uint64_t data_off, uint64_t data_size)
 {
-	uint8_t h[HEADER_SIZE] = "PERFILE2";
+	uint8_t h[FILE_HEADER_SIZE] = MAGIC_V2;
 
-	st64(h + 8, HEADER_SIZE);
+	st64(h + 8, FILE_HEADER_SIZE);
 	st64(h + 16, ATTR_SIZE + 16);
 	st64(h + 24, attrs_off);
 	st64(h + 32, ATTR_SIZE + 16);
@@ -193,9 +177,9 @@ static void write_kernel_mmap(const char *ref_sym, uint64_t ref, uint64_t end)
 	char name[64];
 	size_t n;
 
-	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", ref_sym);
+	snprintf(name, sizeof(name), KALLSYMS "%s", ref_sym);
 	n = pad_str(rec + 40, name);
-	p = st_hdr(rec, REC_MMAP, MISC_KERNEL, 40 + n + TRAILER_SIZE);
+	p = st_hdr(rec, REC_MMAP, CPUMODE_KERNEL, 40 + n + TRAILER_SIZE);
 	p = st32(p, UINT32_MAX);	/* pid -1: the kernel */
 	p = st32(p, 0);
 	p = st64(p, ref);
@@ -390,7 +374,7 @@ int main(int argc, char **argv)
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 
 	/* header, ids, the attr (with its ids section), then the data */
-	ids_off = HEADER_SIZE;
+	ids_off = FILE_HEADER_SIZE;
 	attrs_off = ids_off + 8 * ncpus;
 	data_off = attrs_off + sizeof(attr);
 	write_header(attrs_off, data_off, 0);
@@ -454,7 +438,7 @@ int main(int argc, char **argv)
 		p = st32(p, 0);
 		p = st64(p, PERIOD);
 		p += 8;				/* nr, below */
-		p = st64(p, CONTEXT_KERNEL);
+		p = st64(p, CTX_KERNEL);
 		p = st64(p, ip);
 		n = 2;
 		/* the leaf's own caller is its second one a quarter of the time */
@@ -468,7 +452,7 @@ int main(int argc, char **argv)
 		}
 		hist[n - 2]++;
 		st64(rec + 8 + 6 * 8, n);
-		st_hdr(rec, REC_SAMPLE, MISC_KERNEL, p - rec);
+		st_hdr(rec, REC_SAMPLE, CPUMODE_KERNEL, p - rec);
 		put(rec, p - rec);
 		t += PERIOD / ncpus;
 

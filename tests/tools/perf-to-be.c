@@ -31,9 +31,6 @@
 /* sample_type bits whose fields this tool cannot swap (bytes, bitfields) */
 #define ST_REFUSED	(ST_RAW | ST_BRANCH_STACK | ST_STACK_USER | ST_AUX)
 
-#define RF_GROUP		(1ULL << 3)
-#define AF_SAMPLE_ID_ALL	(1ULL << 18)
-
 static const char *in_path;
 static uint8_t *buf;
 static size_t len;
@@ -130,11 +127,11 @@ static void swap_attr(uint64_t o, uint64_t avail, struct attr *a)
 	size_t i;
 
 	need(o, avail, "attr");
-	if (avail < 64)
+	if (avail < ATTR_SIZE_VER0)
 		die("attr at 0x%" PRIx64 " is only %" PRIu64 " bytes", o, avail);
 	size = le32(o + 4);
 	if (!size)
-		size = 64;
+		size = ATTR_SIZE_VER0;
 	if (size > avail)
 		size = avail;
 	if (a) {
@@ -265,7 +262,8 @@ static void swap_sample(uint64_t o, uint16_t size)
 	}
 	if (st & ST_READ) {
 		uint64_t rf = a->read_format;
-		uint64_t per = 1 + !!(rf & 4) + !!(rf & 16), hdr = !!(rf & 1) + !!(rf & 2);
+		uint64_t per = 1 + !!(rf & RF_ID) + !!(rf & RF_LOST);
+		uint64_t hdr = !!(rf & RF_TOTAL_TIME_ENABLED) + !!(rf & RF_TOTAL_TIME_RUNNING);
 
 		if (rf & RF_GROUP) {
 			NEED(8);
@@ -321,22 +319,22 @@ static void swap_record(uint64_t o, uint32_t type, uint16_t misc, uint16_t size)
 #define MIN(nb) do { if (size < (nb)) \
 		die("record type %u at 0x%" PRIx64 " is too short", type, o); } while (0)
 	switch (type) {
-	case 9:		/* SAMPLE */
+	case REC_SAMPLE:
 		swap_sample(o, size);
 		break;
-	case 1:		/* MMAP */
+	case REC_MMAP:
 		MIN(40);
 		sw32(o + 8);
 		sw32(o + 12);
 		sw64n(o + 16, 3);
 		swap_trailer(o, size, 40);
 		break;
-	case 10:	/* MMAP2 */
+	case REC_MMAP2:
 		MIN(72);
 		sw32(o + 8);
 		sw32(o + 12);
 		sw64n(o + 16, 3);
-		if (!(misc & 0x4000)) {
+		if (!(misc & MISC_MMAP_BUILD_ID)) {
 			sw32(o + 40);
 			sw32(o + 44);
 			sw64n(o + 48, 2);
@@ -345,37 +343,37 @@ static void swap_record(uint64_t o, uint32_t type, uint16_t misc, uint16_t size)
 		sw32(o + 68);
 		swap_trailer(o, size, 72);
 		break;
-	case 3:		/* COMM */
+	case REC_COMM:
 		MIN(16);
 		sw32(o + 8);
 		sw32(o + 12);
 		swap_trailer(o, size, 16);
 		break;
-	case 4:		/* EXIT */
-	case 7:		/* FORK */
+	case REC_EXIT:
+	case REC_FORK:
 		MIN(32);
 		for (i = 0; i < 4; i++)
 			sw32(o + 8 + 4 * i);
 		sw64(o + 24);
 		swap_trailer(o, size, 32);
 		break;
-	case 2:		/* LOST */
+	case REC_LOST:
 		MIN(24);
 		sw64n(o + 8, 2);
 		swap_trailer(o, size, 24);
 		break;
-	case 5:		/* THROTTLE */
-	case 6:		/* UNTHROTTLE */
+	case REC_THROTTLE:
+	case REC_UNTHROTTLE:
 		MIN(32);
 		sw64n(o + 8, 3);
 		swap_trailer(o, size, 32);
 		break;
-	case 13:	/* LOST_SAMPLES */
+	case REC_LOST_SAMPLES:
 		MIN(16);
 		sw64(o + 8);
 		swap_trailer(o, size, 16);
 		break;
-	case 17:	/* KSYMBOL */
+	case REC_KSYMBOL:
 		MIN(24);
 		sw64(o + 8);
 		sw32(o + 16);
@@ -383,24 +381,24 @@ static void swap_record(uint64_t o, uint32_t type, uint16_t misc, uint16_t size)
 		sw16(o + 22);
 		swap_trailer(o, size, 24);
 		break;
-	case 18:	/* BPF_EVENT */
+	case REC_BPF_EVENT:
 		MIN(24);
 		sw16(o + 8);
 		sw16(o + 10);
 		sw32(o + 12);
 		swap_trailer(o, size, 24);
 		break;
-	case 68:	/* FINISHED_ROUND */
-	case 82:	/* FINISHED_INIT */
+	case REC_FINISHED_ROUND:
+	case REC_FINISHED_INIT:
 		break;
-	case 69:	/* ID_INDEX: nr, {id, idx, cpu, tid}[nr] */
+	case REC_ID_INDEX:	/* nr, {id, idx, cpu, tid}[nr] */
 		MIN(16);
 		n = le64(o + 8);
 		if (n > (size - 16u) / 32)
 			die("ID_INDEX at 0x%" PRIx64 " is too short", o);
 		sw64n(o + 8, 1 + 4 * n);
 		break;
-	case 73:	/* THREAD_MAP: nr, {u64 pid; char comm[16]}[nr] */
+	case REC_THREAD_MAP:	/* nr, {u64 pid; char comm[16]}[nr] */
 		MIN(16);
 		n = le64(o + 8);
 		if (n > (size - 16u) / 24)
@@ -409,7 +407,7 @@ static void swap_record(uint64_t o, uint32_t type, uint16_t misc, uint16_t size)
 		for (i = 0; i < n; i++)
 			sw64(o + 16 + 24 * i);
 		break;
-	case 74:	/* CPU_MAP */
+	case REC_CPU_MAP:
 		MIN(10);
 		n = le16(o + 8);
 		sw16(o + 8);
@@ -428,7 +426,7 @@ static void swap_record(uint64_t o, uint32_t type, uint16_t misc, uint16_t size)
 			die("CPU_MAP at 0x%" PRIx64 " has an unsupported type %" PRIu64, o, n);
 		}
 		break;
-	case 78:	/* EVENT_UPDATE: u64 type, id, then by type */
+	case REC_EVENT_UPDATE:	/* u64 type, id, then by type */
 		MIN(24);
 		n = le64(o + 8);
 		sw64n(o + 8, 2);
@@ -440,7 +438,7 @@ static void swap_record(uint64_t o, uint32_t type, uint16_t misc, uint16_t size)
 			    o, n);
 		}
 		break;
-	case 79:	/* TIME_CONV: u64 shift, mult, zero[, cycles, mask, u8 caps...] */
+	case REC_TIME_CONV:	/* u64 shift, mult, zero[, cycles, mask, u8 caps...] */
 		MIN(32);
 		sw64n(o + 8, size >= 56 ? 5 : 3);
 		break;
@@ -472,7 +470,7 @@ static bool swap_feature(unsigned int feat, uint64_t o, uint64_t size)
 
 	need(o, size, "feature section");
 	switch (feat) {
-	case 2:		/* BUILD_ID: records stepped by their size */
+	case FEAT_BUILD_ID:	/* records stepped by their size */
 		for (q = o; end - q >= 8;) {
 			uint16_t rs = le16(q + 6);
 
@@ -485,22 +483,27 @@ static bool swap_feature(unsigned int feat, uint64_t o, uint64_t size)
 			q += rs;
 		}
 		return true;
-	case 3: case 4: case 5: case 6: case 8: case 9:	/* strings */
+	case FEAT_HOSTNAME:	/* strings */
+	case FEAT_OSRELEASE:
+	case FEAT_VERSION:
+	case FEAT_ARCH:
+	case FEAT_CPUDESC:
+	case FEAT_CPUID:
 		swap_string(o, end);
 		return true;
-	case 7:		/* NRCPUS */
+	case FEAT_NRCPUS:
 		if (size < 8)
 			die("NRCPUS section is too short");
 		sw32(o);
 		sw32(o + 4);
 		return true;
-	case 10:	/* TOTAL_MEM */
-	case 21:	/* SAMPLE_TIME: first, last */
-		if (size < (feat == 10 ? 8u : 16u))
+	case FEAT_TOTAL_MEM:
+	case FEAT_SAMPLE_TIME:	/* first, last */
+		if (size < (feat == FEAT_TOTAL_MEM ? 8u : 16u))
 			die("feature %u section is too short", feat);
-		sw64n(o, feat == 10 ? 1 : 2);
+		sw64n(o, feat == FEAT_TOTAL_MEM ? 1 : 2);
 		return true;
-	case 11:	/* CMDLINE: string list */
+	case FEAT_CMDLINE:	/* string list */
 		if (size < 4)
 			die("CMDLINE section is too short");
 		n = le32(o);
@@ -508,7 +511,7 @@ static bool swap_feature(unsigned int feat, uint64_t o, uint64_t size)
 		for (q = o + 4, i = 0; i < n; i++)
 			q = swap_string(q, end);
 		return true;
-	case 12:	/* EVENT_DESC */
+	case FEAT_EVENT_DESC:
 		if (size < 8)
 			die("EVENT_DESC section is too short");
 		n = le32(o);
@@ -529,7 +532,7 @@ static bool swap_feature(unsigned int feat, uint64_t o, uint64_t size)
 			q += 8 * nid;
 		}
 		return true;
-	case 16:	/* PMU_MAPPINGS: u32 nr, {u32 type; string name}[nr] */
+	case FEAT_PMU_MAPPINGS:	/* u32 nr, {u32 type; string name}[nr] */
 		if (size < 4)
 			die("PMU_MAPPINGS section is too short");
 		n = le32(o);
@@ -578,9 +581,9 @@ int main(int argc, char **argv)
 		die("cannot read the file");
 	close(fd);
 
-	if (len < 104 || memcmp(buf, "PERFILE2", 8))
+	if (len < FILE_HEADER_SIZE || memcmp(buf, MAGIC_V2, MAGIC_SIZE))
 		die("not a little-endian perf.data file");
-	if (le64(8) != 104)
+	if (le64(8) != FILE_HEADER_SIZE)
 		die("not a file-mode perf.data (header size %" PRIu64 ")", le64(8));
 	attr_size = le64(16);
 	attrs_off = le64(24);
@@ -588,7 +591,7 @@ int main(int argc, char **argv)
 	data_off = le64(40);
 	data_size = le64(48);
 	data_end = data_size ? data_off + data_size : len;
-	if (attr_size < 16 + 64)
+	if (attr_size < 16 + ATTR_SIZE_VER0)
 		die("bad attr size %" PRIu64, attr_size);
 	need(attrs_off, attrs_size, "attrs section");
 	need(data_off, data_end - data_off, "data section");
@@ -626,7 +629,8 @@ int main(int argc, char **argv)
 		size = le16(o + 6);
 		if (size < 8 || size > data_end - o)
 			die("bad record size %u at 0x%" PRIx64, size, o);
-		if (type == 66 || type == 71 || type == 81 || type == 83)
+		if (type == REC_HEADER_TRACING_DATA || type == REC_AUXTRACE ||
+		    type == REC_COMPRESSED || type == REC_COMPRESSED2)
 			die("record type %u at 0x%" PRIx64 " is not supported", type, o);
 		swap_record(o, type, misc, size);
 		sw32(o);
@@ -640,7 +644,7 @@ int main(int argc, char **argv)
 		words[i] = le64(72 + 8 * i);
 	sec = data_end;
 	kept = data_end;
-	for (i = 0; i < 256 && data_size; i++) {
+	for (i = 0; i < FEAT_BITS && data_size; i++) {
 		uint64_t off, size;
 
 		if (!(words[i / 64] & (1ULL << (i % 64))))
@@ -671,7 +675,7 @@ int main(int argc, char **argv)
 	}
 
 	/* file header */
-	memcpy(buf, "2ELIFREP", 8);
+	memcpy(buf, MAGIC_V2_BE, MAGIC_SIZE);
 	sw64n(8, 8);
 
 	out = fopen(out_path, "wb");

@@ -16,12 +16,10 @@
 
 #include "perf-format.h"
 
-#define AF_FREQ		(1ULL << 10)
-#define AF_ID_ALL	(1ULL << 18)
-
-#define CTX_KERNEL	((uint64_t)-128)
-#define CTX_USER	((uint64_t)-512)
-#define CTX_USER_DEFERRED ((uint64_t)-640)
+/* every sample_type bit, every read_format bit */
+#define ST_EVERY	((ST_WEIGHT_STRUCT << 1) - 1)
+#define RF_EVERY	(RF_TOTAL_TIME_ENABLED | RF_TOTAL_TIME_RUNNING | RF_ID | RF_GROUP | \
+			 RF_LOST)
 
 /* unique per process: several test runs may share the directory */
 static char tmpfile_name[64];
@@ -112,11 +110,11 @@ struct attr_spec {
 	const char *name;
 };
 
-/* A 128-byte perf_event_attr. */
+/* A perf_event_attr of ATTR_SIZE_VER7 bytes. */
 static void w_attr(struct wb *w, const struct attr_spec *a)
 {
-	w32(w, 1);			/* type */
-	w32(w, 128);			/* size */
+	w32(w, ATTR_TYPE_SOFTWARE);
+	w32(w, ATTR_SIZE_VER7);
 	w64(w, 0);			/* config */
 	w64(w, a->period);
 	w64(w, a->sample_type);
@@ -131,7 +129,7 @@ static void w_attr(struct wb *w, const struct attr_spec *a)
 	w32(w, 0);
 	w32(w, 0);
 	w64(w, a->regs_intr);		/* 96 */
-	w_pad(w, 128 - 104);
+	w_pad(w, ATTR_SIZE_VER7 - 104);
 }
 
 static void w_string(struct wb *w, const char *s)
@@ -151,12 +149,12 @@ static struct wb make_file(bool be, const struct attr_spec *attrs, int nr,
 			   const struct wb *data, bool bitmap32)
 {
 	struct wb w = { .be = be };
-	size_t attr_size = 128 + 16, attrs_off = 104, ids_off, feat, sec;
-	uint64_t bitmap = 1ULL << 3 | 1ULL << 12;
+	size_t attr_size = ATTR_SIZE_VER7 + 16, attrs_off = FILE_HEADER_SIZE, ids_off, feat, sec;
+	uint64_t bitmap = 1ULL << FEAT_HOSTNAME | 1ULL << FEAT_EVENT_DESC;
 	int i, j;
 
-	w_bytes(&w, be ? "2ELIFREP" : "PERFILE2", 8);
-	w64(&w, 104);
+	w_bytes(&w, be ? MAGIC_V2_BE : MAGIC_V2, MAGIC_SIZE);
+	w64(&w, FILE_HEADER_SIZE);
 	w64(&w, attr_size);
 	w64(&w, attrs_off);
 	w64(&w, attr_size * nr);
@@ -192,7 +190,7 @@ static struct wb make_file(bool be, const struct attr_spec *attrs, int nr,
 	w_put64(&w, feat + 8, w.n - sec);
 	sec = w.n;
 	w32(&w, nr);
-	w32(&w, 128);
+	w32(&w, ATTR_SIZE_VER7);
 	for (i = 0; i < nr; i++) {
 		w_attr(&w, &attrs[i]);
 		w32(&w, attrs[i].nr_ids);
@@ -280,7 +278,7 @@ static int read_tmp(struct got *g, struct cachepin_perf **keep)
  */
 static size_t w_full_sample(struct wb *d, uint64_t st, uint64_t branch, bool abi0)
 {
-	size_t at = rec_begin(d, 9, 1);		/* cpumode kernel */
+	size_t at = rec_begin(d, REC_SAMPLE, CPUMODE_KERNEL);
 	int i;
 
 	if (st & ST_IDENTIFIER)
@@ -332,11 +330,11 @@ static size_t w_full_sample(struct wb *d, uint64_t st, uint64_t branch, bool abi
 	}
 	if (st & ST_BRANCH_STACK) {
 		w64(d, 2);
-		if (branch & (1ULL << 17))
+		if (branch & BST_HW_INDEX)
 			w64(d, 7);
 		for (i = 0; i < 2 * 3; i++)
 			w64(d, 0x1000 + i);
-		if (branch & (1ULL << 19))
+		if (branch & BST_COUNTERS)
 			for (i = 0; i < 2; i++)
 				w64(d, 5);
 	}
@@ -389,10 +387,10 @@ static void test_layouts(void)
 	} t[] = {
 		{ ST_IP, 0, false },
 		{ ST_IP | ST_TID | ST_TIME | ST_PERIOD | ST_CALLCHAIN, 0, false },
-		{ ~0ULL >> (64 - 25), 0, false },
-		{ ~0ULL >> (64 - 25), 1ULL << 17, false },
-		{ ~0ULL >> (64 - 25), 1ULL << 17 | 1ULL << 19, false },
-		{ ~0ULL >> (64 - 25), 1ULL << 19, true },
+		{ ST_EVERY, 0, false },
+		{ ST_EVERY, BST_HW_INDEX, false },
+		{ ST_EVERY, BST_HW_INDEX | BST_COUNTERS, false },
+		{ ST_EVERY, BST_COUNTERS, true },
 		{ ST_IP | ST_TID | ST_BRANCH_STACK | ST_REGS_USER | ST_STACK_USER | ST_CALLCHAIN, 0, true },
 		{ ST_TID | ST_READ | ST_CALLCHAIN | ST_RAW | ST_AUX, 0, false },
 	};
@@ -402,9 +400,9 @@ static void test_layouts(void)
 	for (be = 0; be < 2; be++) {
 		for (i = 0; i < ARRAY_SIZE_T(t); i++) {
 			struct attr_spec a = {
-				.sample_type = t[i].st, .read_format = 0x1f,
+				.sample_type = t[i].st, .read_format = RF_EVERY,
 				.branch = t[i].branch, .regs_user = 0x13, .regs_intr = 0x6,
-				.period = 4000, .flags = AF_FREQ | AF_ID_ALL, .ids = { 99 },
+				.period = 4000, .flags = AF_FREQ | AF_SAMPLE_ID_ALL, .ids = { 99 },
 				.nr_ids = 1, .name = "cpu-clock",
 			};
 			struct wb d = { .be = be }, f;
@@ -474,9 +472,9 @@ static void test_ids(void)
 			uint64_t st = ST_IP | ST_TID | ST_TIME | ST_CALLCHAIN |
 				      (ident ? ST_IDENTIFIER : ST_ID);
 			struct attr_spec a[2] = {
-				{ .sample_type = st, .period = 111, .flags = AF_ID_ALL,
+				{ .sample_type = st, .period = 111, .flags = AF_SAMPLE_ID_ALL,
 				  .ids = { 5, 6 }, .nr_ids = 2, .name = "alpha" },
-				{ .sample_type = st, .period = 222, .flags = AF_ID_ALL,
+				{ .sample_type = st, .period = 222, .flags = AF_SAMPLE_ID_ALL,
 				  .ids = { 7 }, .nr_ids = 1, .name = "beta" },
 			};
 			static const uint64_t order[] = { 7, 5, 6, 7 };
@@ -486,7 +484,7 @@ static void test_ids(void)
 			int err;
 
 			for (k = 0; k < ARRAY_SIZE_T(order); k++) {
-				at = rec_begin(&d, 9, 2);
+				at = rec_begin(&d, REC_SAMPLE, CPUMODE_USER);
 				if (ident)
 					w64(&d, order[k]);
 				w64(&d, 0x401000 + k);
@@ -499,7 +497,7 @@ static void test_ids(void)
 				rec_end(&d, at);
 			}
 			/* a COMM with a trailer naming id 7 */
-			at = rec_begin(&d, 3, 0);
+			at = rec_begin(&d, REC_COMM, 0);
 			w32(&d, 1);
 			w32(&d, 1);
 			w_bytes(&d, "prog\0\0\0\0", 8);
@@ -545,7 +543,7 @@ static void test_be_flags(void)
 			size_t at;
 			int err;
 
-			at = rec_begin(&d, 9, 2);
+			at = rec_begin(&d, REC_SAMPLE, CPUMODE_USER);
 			w64(&d, 0x400000);
 			w32(&d, 1);
 			w32(&d, 2);
@@ -565,7 +563,7 @@ static void test_be_flags(void)
 static size_t w_mmap2(struct wb *d, uint32_t pid, uint16_t misc, uint64_t start,
 		      uint64_t len, uint64_t pgoff, const char *name, uint64_t time)
 {
-	size_t at = rec_begin(d, 10, misc), n = strlen(name) + 1;
+	size_t at = rec_begin(d, REC_MMAP2, misc), n = strlen(name) + 1;
 
 	w32(d, pid);
 	w32(d, pid);
@@ -592,7 +590,7 @@ static void test_maps(void)
 {
 	struct attr_spec a = {
 		.sample_type = ST_IP | ST_TID | ST_TIME | ST_CALLCHAIN | ST_PERIOD,
-		.flags = AF_FREQ | AF_ID_ALL, .period = 4000, .ids = { 3 }, .nr_ids = 1,
+		.flags = AF_FREQ | AF_SAMPLE_ID_ALL, .period = 4000, .ids = { 3 }, .nr_ids = 1,
 		.name = "cpu-clock",
 	};
 	const struct cachepin_perf_meta *m;
@@ -606,7 +604,7 @@ static void test_maps(void)
 		d.n = 0;
 		d.be = be;
 		/* kernel map (MMAP, pid -1), a module, then samples of pid 42 */
-		at = rec_begin(&d, 1, 1);
+		at = rec_begin(&d, REC_MMAP, CPUMODE_KERNEL);
 		w32(&d, -1);
 		w32(&d, 0);
 		w64(&d, 0xffffffff81000000ULL);
@@ -615,10 +613,11 @@ static void test_maps(void)
 		w_bytes(&d, "[kernel.kallsyms]_text\0\0", 24);
 		w_pad(&d, 16);
 		rec_end(&d, at);
-		w_mmap2(&d, -1, 1, 0xffffffffa0000000ULL, 0x10000, 0, "[nf_conntrack]", 0);
+		w_mmap2(&d, -1, CPUMODE_KERNEL, 0xffffffffa0000000ULL, 0x10000, 0,
+			"[nf_conntrack]", 0);
 		/* the sample comes before its map in the file (another CPU) */
 		for (k = 0; k < 2; k++) {
-			at = rec_begin(&d, 9, 1);
+			at = rec_begin(&d, REC_SAMPLE, CPUMODE_KERNEL);
 			w64(&d, 0xffffffff81000100ULL);
 			w32(&d, 42);
 			w32(&d, 43);
@@ -633,11 +632,12 @@ static void test_maps(void)
 			w64(&d, 0x700000);
 			rec_end(&d, at);
 			if (!k)
-				w_mmap2(&d, 42, 2, 0x400000, 0x1000, 0x2000, "/bin/prog", 50);
+				w_mmap2(&d, 42, CPUMODE_USER, 0x400000, 0x1000, 0x2000,
+					"/bin/prog", 50);
 		}
 		/* an exec maps other files over the same range later */
-		w_mmap2(&d, 42, 2, 0x400000, 0x1000, 0, "/bin/other", 150);
-		w_mmap2(&d, 42, 2, 0x500000, 0x1000, 0, "/lib/libc.so", 10);
+		w_mmap2(&d, 42, CPUMODE_USER, 0x400000, 0x1000, 0, "/bin/other", 150);
+		w_mmap2(&d, 42, CPUMODE_USER, 0x500000, 0x1000, 0, "/lib/libc.so", 10);
 		f = make_file(be, &a, 1, &d, false);
 		write_tmp(&f);
 		err = read_tmp(&g, &p);
@@ -699,38 +699,38 @@ static struct wb make_pipe(bool be, bool compress, bool v2)
 	size_t at, i;
 	int k;
 
-	w_bytes(&w, be ? "2ELIFREP" : "PERFILE2", 8);
-	w64(&w, 16);
-	at = rec_begin(&w, 64, 0);
+	w_bytes(&w, be ? MAGIC_V2_BE : MAGIC_V2, MAGIC_SIZE);
+	w64(&w, PIPE_HEADER_SIZE);
+	at = rec_begin(&w, REC_HEADER_ATTR, 0);
 	w_attr(&w, &a);
 	w64(&w, 11);
 	w64(&w, 12);
 	rec_end(&w, at);
 	/* EVENT_DESC as perf 6.1 writes it: not padded to 8 */
-	at = rec_begin(&w, 80, 0);
-	w64(&w, 12);
+	at = rec_begin(&w, REC_HEADER_FEATURE, 0);
+	w64(&w, FEAT_EVENT_DESC);
 	w32(&w, 1);
-	w32(&w, 128);
+	w32(&w, ATTR_SIZE_VER7);
 	w_attr(&w, &a);
 	w32(&w, 1);
 	w32(&w, 5);
 	w_bytes(&w, "pipe\0", 5);
 	w64(&w, 12);
 	rec_end(&w, at);
-	at = rec_begin(&w, 80, 0);
-	w64(&w, 6);
+	at = rec_begin(&w, REC_HEADER_FEATURE, 0);
+	w64(&w, FEAT_ARCH);
 	w32(&w, 4);
 	w_bytes(&w, "mips", 4);
 	w8(&w, 0);		/* odd size: the next record is unaligned */
 	rec_end(&w, at);
 	/* tracing data: 13 bytes, ALIGN(13, 8) = 16 follow uncounted */
-	at = rec_begin(&w, 66, 0);
+	at = rec_begin(&w, REC_HEADER_TRACING_DATA, 0);
 	w32(&w, 13);
 	w32(&w, 0);
 	rec_end(&w, at);
 	w_pad(&w, 16);
 	/* auxtrace: 24 bytes follow */
-	at = rec_begin(&w, 71, 0);
+	at = rec_begin(&w, REC_AUXTRACE, 0);
 	w64(&w, 24);
 	w64(&w, 0);
 	w64(&w, 0);
@@ -740,16 +740,16 @@ static struct wb make_pipe(bool be, bool compress, bool v2)
 	w32(&w, 0);
 	rec_end(&w, at);
 	w_pad(&w, 24);
-	at = rec_begin(&w, 13, 0);	/* LOST_SAMPLES */
+	at = rec_begin(&w, REC_LOST_SAMPLES, 0);
 	w64(&w, 3);
 	rec_end(&w, at);
-	at = rec_begin(&w, 2, 0);	/* LOST */
+	at = rec_begin(&w, REC_LOST, 0);
 	w64(&w, 11);
 	w64(&w, 4);
 	rec_end(&w, at);
 
 	for (k = 0; k < 6; k++) {
-		at = rec_begin(&r, 9, 2);
+		at = rec_begin(&r, REC_SAMPLE, CPUMODE_USER);
 		w64(&r, 0x1000 + k);
 		w32(&r, 7);
 		w32(&r, 7);
@@ -773,7 +773,7 @@ static struct wb make_pipe(bool be, bool compress, bool v2)
 		for (i = 0; i < 3; i++) {
 			size_t end = i == 2 ? n : cut[i + 1];
 
-			at = rec_begin(&w, v2 ? 83 : 81, 0);
+			at = rec_begin(&w, v2 ? REC_COMPRESSED2 : REC_COMPRESSED, 0);
 			if (v2)
 				w64(&w, end - cut[i]);
 			w_bytes(&w, z + cut[i], end - cut[i]);
@@ -883,16 +883,16 @@ static void test_mutations(void)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 	struct attr_spec a = {
-		.sample_type = ~0ULL >> (64 - 25), .read_format = 0x1f,
-		.branch = 1ULL << 17, .regs_user = 0x13, .regs_intr = 0x6,
-		.flags = AF_FREQ | AF_ID_ALL, .ids = { 99 }, .nr_ids = 1,
+		.sample_type = ST_EVERY, .read_format = RF_EVERY,
+		.branch = BST_HW_INDEX, .regs_user = 0x13, .regs_intr = 0x6,
+		.flags = AF_FREQ | AF_SAMPLE_ID_ALL, .ids = { 99 }, .nr_ids = 1,
 	};
 	struct wb base[4], d = { .be = false }, m = { 0 };
 	struct got g;
 	int i, k, b;
 
 	w_full_sample(&d, a.sample_type, a.branch, false);
-	w_mmap2(&d, 1234, 2, 0x400000, 0x1000, 0, "/bin/x", 0);
+	w_mmap2(&d, 1234, CPUMODE_USER, 0x400000, 0x1000, 0, "/bin/x", 0);
 	w_full_sample(&d, a.sample_type, a.branch, false);
 	base[0] = make_file(false, &a, 1, &d, false);
 	d.be = true;
