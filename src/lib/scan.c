@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The hex digit table and the line reader of scan.h. */
+#include "internal.h"
+#include "scan.h"
+
+const unsigned char cachepin_scan_hexv1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+#define READ_FIRST	(256 * 1024)	/* the first buffer */
+#define READ_MIN	4096		/* grow when less room than this is left */
+
+int cachepin_scan_fill(struct scan_reader *r)
+{
+	size_t n;
+
+	if (r->start) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->scanned -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->end < READ_MIN + 1) {
+		size_t ncap = r->cap ? r->cap * 2 : READ_FIRST;
+		char *nb = realloc(r->buf, ncap);
+
+		if (!nb)
+			return -ENOMEM;
+		r->buf = nb;
+		r->cap = ncap;
+	}
+	n = fread(r->buf + r->end, 1, r->cap - r->end - 1, r->f);
+	if (!n) {
+		r->eof = true;
+		if (ferror(r->f))
+			r->error = true;
+	}
+	r->end += n;
+	return 0;
+}
+
+int cachepin_scan_peek(struct scan_reader *r, size_t want)
+{
+	int err;
+
+	while (!r->eof && r->end - r->start < want)
+		if ((err = cachepin_scan_fill(r)))
+			return err;
+	return 0;
+}
+
+char *cachepin_scan_line(struct scan_reader *r, size_t *len, int *err)
+{
+	char *line, *nl;
+
+	*err = 0;
+	r->cut = false;
+	for (;;) {
+		nl = r->buf ? memchr(r->buf + r->scanned, '\n', r->end - r->scanned) : NULL;
+		if (nl) {
+			line = r->buf + r->start;
+			*nl = '\0';
+			*len = (size_t)(nl - line);
+			r->start = r->scanned = (size_t)(nl + 1 - r->buf);
+			return line;
+		}
+		r->scanned = r->end;
+		if (r->eof) {
+			if (r->start == r->end || !r->buf)
+				return NULL;
+			line = r->buf + r->start;
+			r->buf[r->end] = '\0';
+			*len = r->end - r->start;
+			r->start = r->scanned = r->end;
+			r->cut = true;
+			return line;
+		}
+		*err = cachepin_scan_fill(r);
+		if (*err)
+			return NULL;
+	}
+}
+
+void cachepin_scan_release(struct scan_reader *r)
+{
+	zfree(&r->buf);
+	r->cap = r->start = r->end = r->scanned = 0;
+}
