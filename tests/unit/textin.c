@@ -2,7 +2,8 @@
 /*
  * Unit tests of the text profile reader: one row per input line form with
  * the format it is detected as and the samples it parses to (printed as
- * tests/tools/text-print.h does, "PID/TID PERIOD NR FRAMES", one a line).
+ * tests/tools/text-print.h does, "PID/TID PERIOD NR FRAMES", one a line);
+ * and of the scanner underneath (src/lib/scan.h): fields, numbers, lines.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cachepin/textin.h"
+#include "scan.h"
 #include "unit.h"
 #include "../tools/text-print.h"
 
@@ -325,6 +327,150 @@ static void test_args(void)
 	CHECK(cachepin_text__detect(NULL, 0) == A, "detect NULL");
 }
 
+
+/* scan.h: the field splitter, the number parsers and the line reader. */
+static void test_scan_fields(void)
+{
+	static const char line[] = " \tab  c\r\vd\f ";
+	const char *e = line + sizeof(line) - 1, *q = line;
+	struct scan_field f[4];
+	size_t n;
+
+	n = scan_fields(line, e, f, 4);
+	CHECK(n == 3 && f[0].e - f[0].p == 2 && !memcmp(f[0].p, "ab", 2) && *f[1].p == 'c' &&
+	      f[1].e - f[1].p == 1 && *f[2].p == 'd' && f[2].e == e - 2, "scan_fields: %zu", n);
+	CHECK(scan_fields(line, e, f, 2) == 2 && *f[1].p == 'c', "scan_fields: max");
+	CHECK(scan_fields(line, line + 2, f, 4) == 0, "scan_fields: blanks only");
+	CHECK(scan_field(&q, e, &f[0]) && q == line + 4 && scan_field(&q, e, &f[0]) &&
+	      scan_field(&q, e, &f[0]) && !scan_field(&q, e, &f[1]) && f[0].p == q - 1,
+	      "scan_field: leaves P after the last field");
+	CHECK(scan_rtrim(line, e) == e - 2 && scan_skip_ws(line, e) == line + 2 &&
+	      scan_skip_ws(e, e) == e && scan_rtrim(line, line + 2) == line, "trim");
+	CHECK(scan_field_back(line, e - 2) == e - 3 && scan_field_back(line, e) == e &&
+	      scan_field_back(line + 2, line + 4) == line + 2, "scan_field_back");
+	CHECK(scan_eq(line + 2, line + 4, "ab") && !scan_eq(line + 2, line + 5, "ab") &&
+	      scan_starts(line + 2, line + 5, "ab") && !scan_starts(line + 2, line + 3, "ab"),
+	      "scan_eq, scan_starts");
+}
+
+static bool hex_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 42;
+
+	return scan_hex(s, s + strlen(s), &v) && v == want;
+}
+
+static bool hex_bad(const char *s)
+{
+	uint64_t v = 42;
+
+	return !scan_hex(s, s + strlen(s), &v) && v == 42;
+}
+
+/* The value of S, or 42 if scan_hex0x() refuses it. */
+static uint64_t hex0x(const char *s)
+{
+	uint64_t v = 42;
+
+	scan_hex0x(s, s + strlen(s), &v);
+	return v;
+}
+
+static bool dec_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 42;
+
+	return scan_u64(s, s + strlen(s), &v) && v == want;
+}
+
+static bool dec_bad(const char *s)
+{
+	uint64_t v = 42;
+
+	return !scan_u64(s, s + strlen(s), &v) && v == 42;
+}
+
+static void test_scan_numbers(void)
+{
+	static const char ex[] = "7f2abc000100 [";
+	const char *q;
+	unsigned int nd = 0;
+	uint64_t v = 0;
+
+	CHECK(hex_ok("0", 0) && hex_ok("ff", 255) && hex_ok("0x1F", 31) && hex_ok("0X10", 16) &&
+	      hex_ok("ffffffffffffffff", UINT64_MAX) && hex_ok("0xffffffffffffffff", UINT64_MAX) &&
+	      hex_bad("0x") && hex_bad("") && hex_bad("1g") && hex_bad("0x0x1") &&
+	      hex_bad("10000000000000000") && hex_bad(" 1"),
+	      "scan_hex");
+	CHECK(hex0x("0x1f") == 31 && hex0x("1f") == 42 && hex0x("0X1f") == 42 && hex0x("0x") == 42,
+	      "scan_hex0x");
+	q = scan_hex_digits(ex, ex + sizeof(ex) - 1, &v, &nd);
+	CHECK(q == ex + 12 && v == 0x7f2abc000100ULL && nd == 12, "scan_hex_digits");
+	CHECK(!scan_hex_digits(ex + 12, ex + sizeof(ex) - 1, &v, NULL) &&
+	      scan_skip_hex(ex, ex + sizeof(ex) - 1) == ex + 12 && !scan_skip_hex(ex + 12, ex + 13),
+	      "scan_hex_digits, scan_skip_hex: no digit");
+	CHECK(dec_ok("0", 0) && dec_ok("250000", 250000) &&
+	      dec_ok("18446744073709551609", 18446744073709551609ULL) &&
+	      dec_bad("18446744073709551610") && dec_bad("") && dec_bad("-1") && dec_bad("1 ") &&
+	      dec_bad("+1") && dec_bad("0x1"), "scan_u64");
+	q = "403.48";
+	CHECK(scan_dec(q, q + 6, &v) == q + 3 && v == 403 && !scan_dec(q + 3, q + 6, &v),
+	      "scan_dec");
+}
+
+static void test_scan_reader(void)
+{
+	static const char in[] = "one\n\ntw\0o\nlast";
+	struct scan_reader r = { 0 };
+	const char *want[] = { "one", "", "tw", "last" };
+	size_t wlen[] = { 3, 0, 4, 4 }, len, i;
+	char *line;
+	int err;
+
+	write_input(in, sizeof(in) - 1);
+	r.f = fopen(tmpl, "r");
+	CHECK(r.f != NULL, "open %s", tmpl);
+	if (!r.f)
+		return;
+	CHECK(!cachepin_scan_peek(&r, 8) && r.end - r.start == sizeof(in) - 1 &&
+	      !memcmp(r.buf, in, sizeof(in) - 1), "cachepin_scan_peek");
+	for (i = 0; (line = cachepin_scan_line(&r, &len, &err)); i++) {
+		CHECK(i < 4 && len == wlen[i] && !strcmp(line, want[i]) && r.cut == (i == 3),
+		      "line %zu: '%s' (%zu bytes)", i, line, len);
+		if (i >= 4)
+			break;
+	}
+	CHECK(i == 4 && !err && !r.error, "%zu lines, err %d", i, err);
+	CHECK(!cachepin_scan_line(&r, &len, &err) && !err, "at the end");
+	fclose(r.f);
+	cachepin_scan_release(&r);
+	CHECK(!r.buf, "cachepin_scan_release");
+
+	/* a line longer than the first buffer, then one ending in '\n' */
+	{
+		size_t big = 600 * 1024;
+		char *buf = malloc(big + 3);
+
+		CHECK(buf != NULL, "malloc");
+		if (!buf)
+			return;
+		memset(buf, 'x', big);
+		memcpy(buf + big, "\ny\n", 3);
+		write_input(buf, big + 3);
+		free(buf);
+		memset(&r, 0, sizeof(r));
+		r.f = fopen(tmpl, "r");
+		line = r.f ? cachepin_scan_line(&r, &len, &err) : NULL;
+		CHECK(line && len == big && line[big - 1] == 'x' && !line[big] && !r.cut, "long line");
+		line = r.f ? cachepin_scan_line(&r, &len, &err) : NULL;
+		CHECK(line && len == 1 && *line == 'y' && !r.cut, "line after the long one");
+		CHECK(r.f && !cachepin_scan_line(&r, &len, &err) && !err, "end after a newline");
+		if (r.f)
+			fclose(r.f);
+		cachepin_scan_release(&r);
+	}
+}
+
 int main(void)
 {
 	int fd;
@@ -340,6 +486,9 @@ int main(void)
 	test_messages();
 	test_garbage();
 	test_args();
+	test_scan_fields();
+	test_scan_numbers();
+	test_scan_reader();
 	unlink(tmpl);
 	UNIT_DONE();
 }
