@@ -55,6 +55,7 @@
 #include <unistd.h>
 #include "cachepin/qemu.h"
 #include "internal.h"
+#include "scan.h"
 
 #define QT_BUF		(4u << 20)	/* read buffer; also the longest line */
 #define QS_CAP		1024		/* shadow stack frames kept per cpu */
@@ -120,54 +121,6 @@ static const char MIPS_STATUS[] = "Status ";
 static const char MIPS_ERET[] = "ERET: PC ";
 static const char MIPS_ERET_TO[] = "  =>  PC ";
 
-/* hex digit values plus one; 0 for other characters */
-static const unsigned char hexv1[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
-	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-static inline int hexd(unsigned char c)
-{
-	return hexv1[c] - 1;
-}
-
-/* Hex digits at P (before E): the end, or NULL if none or too many. */
-static const char *scan_hex(const char *p, const char *e, uint64_t *v, unsigned int *nd)
-{
-	uint64_t x = 0;
-	const char *s = p;
-	int d;
-
-	while (p < e && (d = hexd((unsigned char)*p)) >= 0) {
-		x = x << 4 | (uint64_t)d;
-		p++;
-	}
-	if (p == s || p - s > 16)
-		return NULL;
-	*v = x;
-	if (nd)
-		*nd = (unsigned int)(p - s);
-	return p;
-}
-
-/* The same without the value: fields of exec lines that are not needed. */
-static inline const char *skip_hex(const char *p, const char *e)
-{
-	const char *s = p;
-
-	while (p < e && hexv1[(unsigned char)*p])
-		p++;
-	return p == s || p - s > 16 ? NULL : p;
-}
-
-static bool starts(const char *s, const char *e, const char *lit, size_t n)
-{
-	return (size_t)(e - s) >= n && !memcmp(s, lit, n);
-}
-#define STARTS(s, e, lit) starts(s, e, lit, sizeof(lit) - 1)
-
 static int qt_bad(struct cachepin_qtrace *t, const char *what, const char *hint)
 {
 	pr_warn("'%s':%" PRIu64 ": %s\n", t->path, t->lineno, what);
@@ -186,19 +139,19 @@ bool cachepin_qtrace__detect(const char *buf, size_t len)
 	nl = memchr(p, '\n', (size_t)(e - p));
 	if (!nl)
 		nl = e;
-	if (STARTS(p, nl, SEP))
+	if (scan_starts(p, nl, SEP))
 		return nl - p == (ptrdiff_t)(sizeof(SEP) - 1);
-	if (STARTS(p, nl, "IN: ") || (nl - p == 3 && !memcmp(p, "IN:", 3)) ||
-	    STARTS(p, nl, STOPPED) || STARTS(p, nl, LINKING))
+	if (scan_starts(p, nl, "IN: ") || (nl - p == 3 && !memcmp(p, "IN:", 3)) ||
+	    scan_starts(p, nl, STOPPED) || scan_starts(p, nl, LINKING))
 		return true;
-	if (STARTS(p, nl, "Trace ")) {
+	if (scan_starts(p, nl, "Trace ")) {
 		p += 6;
 		while (p < nl && *p >= '0' && *p <= '9')
 			p++;
-		return STARTS(p, nl, ": 0x");
+		return scan_starts(p, nl, ": 0x");
 	}
-	if (STARTS(p, nl, "0x") && (p = scan_hex(p + 2, nl, &v, NULL)))
-		return STARTS(p, nl, ":  ");
+	if (scan_starts(p, nl, "0x") && (p = scan_hex_digits(p + 2, nl, &v, NULL)))
+		return scan_starts(p, nl, ":  ");
 	return false;
 }
 
@@ -357,11 +310,6 @@ static int qt_unknown(struct cachepin_qtrace *t, uint64_t pc, uint64_t line)
 
 /* ---- instructions: which ones call and return ---- */
 
-static bool tok_is(const char *s, size_t n, const char *lit)
-{
-	return strlen(lit) == n && !memcmp(s, lit, n);
-}
-
 static bool arm_cond(const char *s, size_t n)
 {
 	static const char conds[] = "eqnecshsccloplmivsvchilsgeltgtleal";
@@ -394,27 +342,27 @@ static int classify_arm(const char *m, size_t mn, const char *ops, size_t on)
 	if (dot)
 		mn = (size_t)(dot - m);	/* .w, .n */
 	if (mn >= 2 && !memcmp(m, "bl", 2)) {
-		if (arm_cond(m + 2, mn - 2) || tok_is(m, mn, "blr"))
+		if (arm_cond(m + 2, mn - 2) || scan_eq(m, m + mn, "blr"))
 			return K_CALL;
 		if (mn >= 3 && m[2] == 'x' && arm_cond(m + 3, mn - 3))
 			return K_CALL;
 		return K_NONE;
 	}
-	if (tok_is(m, mn, "ret"))
+	if (scan_eq(m, m + mn, "ret"))
 		return K_RET;
 	if (mn >= 2 && !memcmp(m, "bx", 2) && arm_cond(m + 2, mn - 2))
-		return tok_is(ops, on, "lr") ? K_RET : K_NONE;
+		return scan_eq(ops, ops + on, "lr") ? K_RET : K_NONE;
 	if (memchr(ops, '^', on))
 		return K_NONE;	/* exception return */
 	if (mn >= 3 && !memcmp(m, "pop", 3) && arm_cond(m + 3, mn - 3))
 		return has_sub(ops, on, "pc}") ? K_RET : K_NONE;
 	if (mn >= 3 && !memcmp(m, "ldm", 3))
-		return (starts(ops, ops + on, "sp", 2) || starts(ops, ops + on, "fp", 2)) &&
+		return (scan_starts(ops, ops + on, "sp") || scan_starts(ops, ops + on, "fp")) &&
 		       has_sub(ops, on, "pc}") ? K_RET : K_NONE;
 	if (mn >= 3 && !memcmp(m, "ldr", 3) && arm_cond(m + 3, mn - 3))
-		return starts(ops, ops + on, "pc, [sp], #4", 12) ? K_RET : K_NONE;
+		return scan_starts(ops, ops + on, "pc, [sp], #4") ? K_RET : K_NONE;
 	if (mn >= 3 && !memcmp(m, "mov", 3) && arm_cond(m + 3, mn - 3))
-		return tok_is(ops, on, "pc, lr") ? K_RET : K_NONE;
+		return scan_eq(ops, ops + on, "pc, lr") ? K_RET : K_NONE;
 	return K_NONE;
 }
 
@@ -425,7 +373,7 @@ static int classify_x86(const char *m, size_t mn, const char *ops, size_t on)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
-		if (!tok_is(m, mn, prefixes[i]))
+		if (!scan_eq(m, m + mn, prefixes[i]))
 			continue;
 		m = ops;
 		for (mn = 0; mn < on && ops[mn] != ' '; mn++)
@@ -434,8 +382,8 @@ static int classify_x86(const char *m, size_t mn, const char *ops, size_t on)
 	}
 	if (mn >= 4 && !memcmp(m, "call", 4))
 		return K_CALL;
-	if (tok_is(m, mn, "ret") || tok_is(m, mn, "retq") || tok_is(m, mn, "retl") ||
-	    tok_is(m, mn, "retw"))
+	if (scan_eq(m, m + mn, "ret") || scan_eq(m, m + mn, "retq") ||
+	    scan_eq(m, m + mn, "retl") || scan_eq(m, m + mn, "retw"))
 		return K_RET;
 	return K_NONE;
 }
@@ -448,14 +396,15 @@ static int classify_noenc(const char *m, size_t mn, const char *ops, size_t on)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(ds_calls); i++)
-		if (tok_is(m, mn, ds_calls[i]))
+		if (scan_eq(m, m + mn, ds_calls[i]))
 			return K_CALL_DS;
 	for (i = 0; i < ARRAY_SIZE(calls); i++)
-		if (tok_is(m, mn, calls[i]))
+		if (scan_eq(m, m + mn, calls[i]))
 			return K_CALL;
-	if ((tok_is(m, mn, "jr") || tok_is(m, mn, "jr.hb")) && tok_is(ops, on, "ra"))
+	if ((scan_eq(m, m + mn, "jr") || scan_eq(m, m + mn, "jr.hb")) &&
+	    scan_eq(ops, ops + on, "ra"))
 		return K_RET_DS;
-	if (tok_is(m, mn, "jrc") && tok_is(ops, on, "ra"))
+	if (scan_eq(m, m + mn, "jrc") && scan_eq(ops, ops + on, "ra"))
 		return K_RET;
 	return K_NONE;
 }
@@ -471,15 +420,15 @@ static int qt_insn_line(struct cachepin_qtrace *t, const char *p, const char *e)
 	uint64_t addr, v;
 	struct qt_insn *in;
 
-	q = scan_hex(p + 2, e, &addr, NULL);
+	q = scan_hex_digits(p + 2, e, &addr, NULL);
 	if (!q || q >= e || *q != ':')
 		return qt_bad(t, "bad instruction line (expected '0xADDRESS:  ...')", NULL);
 	q++;
 	if (q < e && *q == ' ')
 		q++;
 	/* encoding units: " HEX" each; the mnemonic follows two spaces or more */
-	while (q + 1 < e && q[0] == ' ' && hexd((unsigned char)q[1]) >= 0) {
-		const char *r = scan_hex(q + 1, e, &v, &nd);
+	while (q + 1 < e && q[0] == ' ' && scan_hexval(q[1]) >= 0) {
+		const char *r = scan_hex_digits(q + 1, e, &v, &nd);
 
 		if (!r || (r < e && *r != ' ') || (nd & 1))
 			break;
@@ -634,12 +583,12 @@ static int qt_exec_line(struct cachepin_qtrace *t, const char *p, const char *e)
 		if (cpu >= QT_MAX_CPUS)
 			goto bad;
 	}
-	if (!starts(q, e, ": 0x", 4) || !(q = skip_hex(q + 4, e)) ||
-	    !starts(q, e, " [", 2) || !(q = skip_hex(q + 2, e)) || q >= e || *q != '/' ||
-	    !(q = scan_hex(q + 1, e, &pc, &nd)))
+	if (!scan_starts(q, e, ": 0x") || !(q = scan_skip_hex(q + 4, e)) ||
+	    !scan_starts(q, e, " [") || !(q = scan_skip_hex(q + 2, e)) || q >= e || *q != '/' ||
+	    !(q = scan_hex_digits(q + 1, e, &pc, &nd)))
 		goto bad;
 	for (i = 0; i < 2; i++)
-		if (q >= e || *q != '/' || !(q = skip_hex(q + 1, e)))
+		if (q >= e || *q != '/' || !(q = scan_skip_hex(q + 1, e)))
 			goto bad;
 	if (q >= e || *q != ']')
 		goto bad;
@@ -665,8 +614,8 @@ static int qt_stopped_line(struct cachepin_qtrace *t, const char *p, const char 
 	const char *q = p + sizeof(STOPPED) - 1;
 	uint64_t v, pc;
 
-	if (!starts(q, e, "0x", 2) || !(q = scan_hex(q + 2, e, &v, NULL)) ||
-	    !starts(q, e, " [", 2) || !(q = scan_hex(q + 2, e, &pc, NULL)) || q >= e || *q != ']')
+	if (!scan_starts(q, e, "0x") || !(q = scan_hex_digits(q + 2, e, &v, NULL)) ||
+	    !scan_starts(q, e, " [") || !(q = scan_hex_digits(q + 2, e, &pc, NULL)) || q >= e || *q != ']')
 		return qt_bad(t, "bad 'Stopped execution' line", NULL);
 	if (t->pend && t->pend_pc == pc) {
 		t->pend = false;
@@ -689,7 +638,7 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 	}
 	switch (*p) {
 	case 'T':
-		if (STARTS(p, e, "Trace ")) {
+		if (scan_starts(p, e, "Trace ")) {
 			if (t->in_block && (err = qt_commit(t)))
 				return err;
 			return qt_exec_line(t, p, e);
@@ -713,7 +662,7 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 		}
 		break;
 	case 'I':
-		if (STARTS(p, e, "IN:")) {
+		if (scan_starts(p, e, "IN:")) {
 			if (t->in_block && t->nr_ins && (err = qt_commit(t)))
 				return err;
 			t->in_block = true;
@@ -721,32 +670,32 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 		}
 		break;
 	case 'S':
-		if (STARTS(p, e, STOPPED))
+		if (scan_starts(p, e, STOPPED))
 			return qt_stopped_line(t, p, e);
-		if (STARTS(p, e, MIPS_STATUS))
+		if (scan_starts(p, e, MIPS_STATUS))
 			return 0;
 		break;
 	case 'E':
-		if (STARTS(p, e, MIPS_ERET))
+		if (scan_starts(p, e, MIPS_ERET))
 			return 0;
 		break;
 	case ' ':
-		if (STARTS(p, e, MIPS_ERET_TO))
+		if (scan_starts(p, e, MIPS_ERET_TO))
 			return 0;
 		break;
 	case 'L':
-		if (STARTS(p, e, LINKING))
+		if (scan_starts(p, e, LINKING))
 			return qt_bad(t, "the log was written with block chaining on ('Linking TBs'): exec lines miss the chained blocks",
 				      "record with '-d in_asm,exec,nochain'");
 		break;
 	case 'D':
-		if (STARTS(p, e, DISAGREE) && t->in_block) {
+		if (scan_starts(p, e, DISAGREE) && t->in_block) {
 			t->partial = true;
 			return 0;
 		}
 		break;
 	case 'P':
-		if (STARTS(p, e, REPORT))
+		if (scan_starts(p, e, REPORT))
 			return 0;
 		break;
 	}
