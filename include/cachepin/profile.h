@@ -93,8 +93,6 @@ int cachepin_profile__add_static(struct cachepin_profile *p, const struct cachep
 
 /* Read a profile file; NULL with errno after logging "'F':LINE: ...". */
 struct cachepin_profile *cachepin_profile__read(const char *path);
-/* Is PATH a cachepin profile (by its first line)? */
-bool cachepin_profile__is_profile(const char *path);
 /* Write P in the text format; returns 0 or -errno. */
 int cachepin_profile__write(const struct cachepin_profile *p, FILE *f);
 /* A stable digest of the profile's content (for headers). */

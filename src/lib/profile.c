@@ -730,19 +730,6 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-bool cachepin_profile__is_profile(const char *path)
-{
-	char buf[24] = "";
-	FILE *f = fopen(path, "r");
-	bool yes;
-
-	if (!f)
-		return false;
-	yes = fgets(buf, sizeof(buf), f) && !strncmp(buf, "# cachepin-profile ", 19);
-	fclose(f);
-	return yes;
-}
-
 /* Split LINE in place into at most MAX whitespace-separated fields. */
 static int split(char *line, char **fv, int max)
 {
