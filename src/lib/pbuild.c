@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The profile builder: samples resolved against a binary, folded into
+ * its position-independent profile (function name + object, weights per
+ * offset granule, caller->callee edges).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <uthash.h>
+#include "cachepin/profile.h"
+#include "internal.h"
+#include "profile-int.h"
+
+struct edge_ent {
+	uint64_t key;		/* caller fi << 32 | callee fi */
+	uint32_t callsite;
+	double weight;
+	unsigned int flags;
+	UT_hash_handle hh;
+};
+
+struct pb_func {
+	double weight, incl, unif;	/* unif: weight without an offset */
+	uint64_t samples;
+	double *gran;			/* per granule, lazily allocated */
+	uint32_t ngran;
+	uint64_t seen;			/* sample serial, to count incl once */
+};
+
+#define PB_DEPTH 64	/* stack depths with a lookup cache */
+#define PB_ACACHE 4096	/* addresses with their function, direct mapped */
+#define PB_VPAGES 8	/* candidate exception bases tallied */
+
+struct pb_acache {
+	uint64_t addr;		/* UINT64_MAX: empty */
+	const struct cachepin_func *f;	/* NULL: no function there */
+};
+
+struct cachepin_pbuild {
+	const struct cachepin_binary *bin;
+	/*
+	 * Consecutive samples share most of their stacks: per depth, the
+	 * last function found and the last edge touched.
+	 */
+	const struct cachepin_func *last_func[PB_DEPTH];
+	struct edge_ent *last_edge[PB_DEPTH];
+	/*
+	 * Instruction traces hit few addresses many times, in an order that
+	 * defeats the per-depth cache: the functions of recent addresses.
+	 */
+	struct pb_acache acache[PB_ACACHE];
+	unsigned int flags;
+	const char *base;		/* binary base name, for dso matching */
+	int64_t kaslr;			/* runtime - link-time address */
+	uint64_t synth_lo, synth_hi;	/* the synthetic functions' span (kernel samples) */
+	struct pb_vpage {		/* unmatched samples where handlers would be */
+		uint64_t page, n;
+	} vpage[PB_VPAGES];
+	struct pb_func *f;		/* one per binary function */
+	struct edge_ent *edges;
+	uint64_t nr_samples, nr_matched, serial;
+	double period_sum, matched_weight;
+	char *event;
+	int err;
+};
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
+					     unsigned int flags)
+{
+	struct cachepin_pbuild *pb = calloc(1, sizeof(*pb));
+	size_t i;
+
+	if (!pb)
+		return NULL;
+	pb->f = calloc(bin->nr_funcs ? bin->nr_funcs : 1, sizeof(*pb->f));
+	if (!pb->f) {
+		free(pb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pb->bin = bin;
+	pb->flags = flags;
+	pb->base = base_name(bin->path);
+	memset(pb->acache, 0xff, sizeof(pb->acache));
+	for (i = 0; (flags & CACHEPIN_PBUILD_KERNEL) && i < bin->nr_funcs; i++) {
+		const struct cachepin_func *f = &bin->funcs[i];
+
+		if (!(f->flags & CACHEPIN_FUNC_SYNTHETIC))
+			continue;
+		if (pb->synth_lo == pb->synth_hi || f->addr < pb->synth_lo)
+			pb->synth_lo = f->addr;
+		if (f->addr + f->size > pb->synth_hi)
+			pb->synth_hi = f->addr + f->size;
+	}
+	return pb;
+}
+
+void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
+				     uint64_t runtime_addr)
+{
+	uint64_t v;
+
+	if (!ref_sym || !runtime_addr)
+		return;
+	if (cachepin_binary__sym_value(pb->bin, ref_sym, &v) == 0)
+		pb->kaslr = (int64_t)(runtime_addr - v);
+}
+
+static bool is_kernel_dso(const char *dso)
+{
+	return !dso || !strcmp(dso, "[kernel.kallsyms]") || !strcmp(dso, "[kernel]") ||
+	       !strncmp(dso, "[kernel.kallsyms]", 17) || !strcmp(dso, "vmlinux") ||
+	       (strlen(dso) > 8 && !strcmp(dso + strlen(dso) - 8, "/vmlinux"));
+}
+
+/*
+ * The frame's ip as an address where synthetic functions (MIPS exception
+ * handlers, only ever in 32-bit kernels) could be: absolute, and without
+ * a 32-bit address's sign extension.  False if the binary has none or the
+ * frame has no absolute ip.
+ */
+static bool pb_synth_addr(const struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
+			  uint64_t *addr)
+{
+	if (pb->synth_lo == pb->synth_hi || !(fr->flags & CACHEPIN_FRAME_HAS_IP) ||
+	    (fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_FOFF)))
+		return false;
+	*addr = fr->ip >> 32 == 0xffffffffULL ? fr->ip & 0xffffffffULL : fr->ip;
+	return true;
+}
+
+/*
+ * A synthetic function holding the frame's ip (at *ADDR), or NULL.  Their
+ * addresses are runtime ones (no KASLR offset), outside every map perf
+ * knows: perf script prints such frames as "[unknown]", without the
+ * kernel's dso.  User code never runs there (KSEG0), so the ip alone
+ * decides.
+ */
+static const struct cachepin_func *pb_synthetic(const struct cachepin_pbuild *pb,
+						const struct cachepin_frame *fr, uint64_t *addr)
+{
+	const struct cachepin_func *f;
+
+	if (!pb_synth_addr(pb, fr, addr) || *addr < pb->synth_lo || *addr >= pb->synth_hi)
+		return NULL;
+	f = cachepin_binary__find_func(pb->bin, *addr);
+	return f && (f->flags & CACHEPIN_FUNC_SYNTHETIC) ? f : NULL;
+}
+
+/*
+ * A MIPS kernel's leaf that matched nothing, in KSEG0 or KSEG1 at the
+ * offsets of the TLB refill handler or the general exception vector
+ * from its 4 KiB page: the handlers are probably there, at another
+ * exception base than the binary's.  Tallied by page.
+ */
+static void pb_note_vector(struct cachepin_pbuild *pb, const struct cachepin_frame *fr)
+{
+	uint64_t addr, off, page;
+	size_t i, low = 0;
+
+	if (!pb_synth_addr(pb, fr, &addr))
+		return;
+	off = addr & 0xfff;
+	page = addr - off;
+	if (page < 0x80000000ULL || page >= 0xc0000000ULL || page == pb->bin->ebase ||
+	    !(off < 0x80 || (off >= 0x180 && off < 0x200)))
+		return;
+	for (i = 0; i < PB_VPAGES; i++) {
+		if (pb->vpage[i].page == page) {
+			pb->vpage[i].n++;
+			return;
+		}
+		if (pb->vpage[i].n < pb->vpage[low].n)
+			low = i;
+	}
+	/* a new page takes the place of the least hit one */
+	pb->vpage[low].page = page;
+	pb->vpage[low].n = 1;
+}
+
+/* Say where the handlers seem to be, if many samples point there. */
+static void pb_report_vectors(const struct cachepin_pbuild *pb)
+{
+	const struct pb_vpage *best = &pb->vpage[0];
+	size_t i;
+
+	for (i = 1; i < PB_VPAGES; i++)
+		if (pb->vpage[i].n > best->n)
+			best = &pb->vpage[i];
+	if (best->n < 16 || best->n * 1000 < pb->nr_samples)
+		return;
+	pr_warn("'%s': %" PRIu64 " kernel samples (%.2f %%) matched no function at 0x%" PRIx64
+		" + 0x000..0x07f and 0x180..0x1ff, where the exception handlers are if the "
+		"exception base is 0x%" PRIx64 " (not 0x%" PRIx64 ")\n"
+		"hint: pass --ebase 0x%" PRIx64 " to profile, score and plan\n",
+		pb->bin->path, best->n, 100.0 * (double)best->n / (double)pb->nr_samples,
+		best->page, best->page, pb->bin->ebase, best->page);
+}
+
+/* Resolve a frame to a binary function and the offset into it; -1 if none. */
+static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
+		       uint32_t depth, uint64_t *off, bool *has_off)
+{
+	const struct cachepin_binary *bin = pb->bin;
+	const struct cachepin_func *f = NULL;
+	uint64_t addr;
+
+	*has_off = false;
+	if ((f = pb_synthetic(pb, fr, &addr))) {
+		*off = addr - f->addr;
+		*has_off = true;
+		return f - bin->funcs;
+	}
+	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
+		if (!(pb->flags & CACHEPIN_PBUILD_KERNEL) || !is_kernel_dso(fr->dso))
+			return -1;
+	} else {
+		if (!(pb->flags & CACHEPIN_PBUILD_USER))
+			return -1;
+		if (fr->dso && fr->dso[0] != '[' && strcmp(base_name(fr->dso), pb->base))
+			return -1;
+		if (fr->dso && fr->dso[0] == '[')
+			return -1;
+	}
+	if (fr->flags & CACHEPIN_FRAME_HAS_SYM) {
+		f = cachepin_binary__lookup(bin, fr->sym, NULL, NULL);
+		if (f && (fr->flags & CACHEPIN_FRAME_HAS_OFF) && fr->symoff < (f->size ? f->size : 1)) {
+			*off = fr->symoff;
+			*has_off = true;
+		}
+		if (f)
+			return f - bin->funcs;
+	}
+	if (!(fr->flags & CACHEPIN_FRAME_HAS_IP))
+		return -1;
+	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
+		addr = fr->ip - (uint64_t)pb->kaslr;
+	} else if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
+		if (cachepin_binary__off_to_addr(bin, fr->file_off, &addr))
+			return -1;
+	} else if (fr->flags & CACHEPIN_FRAME_DSO_REL) {
+		if (cachepin_binary__off_to_addr(bin, fr->ip, &addr))
+			addr = fr->ip;
+	} else {
+		addr = fr->ip;
+	}
+	if (depth < PB_DEPTH && (f = pb->last_func[depth]) &&
+	    addr >= f->addr && addr - f->addr < (f->size ? f->size : 1)) {
+		/* same function as this depth of the previous sample */
+	} else {
+		struct pb_acache *c = &pb->acache[(addr * 0x9e3779b97f4a7c15ULL) >> 52];
+
+		if (c->addr != addr) {
+			c->addr = addr;
+			c->f = cachepin_binary__find_func(bin, addr);
+		}
+		f = c->f;
+		if (!f)
+			return -1;
+		if (depth < PB_DEPTH)
+			pb->last_func[depth] = f;
+	}
+	*off = addr - f->addr;
+	*has_off = true;
+	return f - bin->funcs;
+}
+
+static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool has_off,
+			 double w)
+{
+	const struct cachepin_func *bf = &pb->bin->funcs[fi];
+	struct pb_func *f = &pb->f[fi];
+	uint64_t g;
+
+	f->weight += w;
+	f->samples++;
+	if (!has_off) {
+		f->unif += w;
+		return 0;
+	}
+	if (!f->gran) {
+		uint64_t n = (bf->size + CACHEPIN_PROFILE_GRANULE - 1) / CACHEPIN_PROFILE_GRANULE;
+
+		if (n == 0)
+			n = 1;
+		if (n > (1u << 24))
+			n = 1u << 24;
+		f->gran = calloc(n, sizeof(*f->gran));
+		if (!f->gran)
+			return -ENOMEM;
+		f->ngran = (uint32_t)n;
+	}
+	g = off / CACHEPIN_PROFILE_GRANULE;
+	if (g >= f->ngran)
+		g = f->ngran - 1;
+	f->gran[g] += w;
+	return 0;
+}
+
+/* The callchain of a sample whose leaf resolved to FI, with weight W. */
+static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample *s, long fi,
+			double w)
+{
+	long prev;
+	uint64_t off;
+	bool has_off;
+	uint32_t i;
+
+	pb->serial++;
+	pb->f[fi].incl += w;
+	pb->f[fi].seen = pb->serial;
+	/*
+	 * An exception vector is entered by the exception, not called: the
+	 * frames above it are the interrupted code's, not its callers.
+	 */
+	if (pb->bin->funcs[fi].flags & CACHEPIN_FUNC_SYNTHETIC)
+		return 0;
+	prev = fi;
+	for (i = 1; i < s->nr; i++) {
+		struct edge_ent *e;
+		uint64_t key;
+
+		fi = pb_resolve(pb, &s->frames[i], i, &off, &has_off);
+		if (fi < 0)
+			break;	/* left the binary (user space, a module): stop the chain */
+		if (pb->f[fi].seen != pb->serial) {
+			pb->f[fi].incl += w;
+			pb->f[fi].seen = pb->serial;
+		}
+		if (fi == prev)
+			continue;
+		key = (uint64_t)fi << 32 | (uint64_t)prev;
+		e = i < PB_DEPTH && pb->last_edge[i] && pb->last_edge[i]->key == key ? pb->last_edge[i] : NULL;
+		if (!e)
+			HASH_FIND(hh, pb->edges, &key, sizeof(key), e);
+		if (i < PB_DEPTH)
+			pb->last_edge[i] = e;
+		if (!e) {
+			e = calloc(1, sizeof(*e));
+			if (!e)
+				return pb->err = -ENOMEM;
+			e->key = key;
+			e->callsite = has_off ? (uint32_t)off : UINT32_MAX;
+			HASH_ADD(hh, pb->edges, key, sizeof(e->key), e);
+			if (i < PB_DEPTH)
+				pb->last_edge[i] = e;
+		} else if (has_off && off < e->callsite) {
+			e->callsite = (uint32_t)off;
+		}
+		e->weight += w;
+		e->flags |= CACHEPIN_PEDGE_DYNAMIC;
+		prev = fi;
+	}
+	return 0;
+}
+
+int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
+{
+	static const uint32_t zero;
+
+	return cachepin_pbuild__add_leaves(ctx, s, &zero, 1);
+}
+
+int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
+				const uint32_t *leaf_off, size_t n)
+{
+	struct cachepin_pbuild *pb = ctx;
+	struct cachepin_frame leaf;
+	double w = (double)s->period, gw = 0;
+	long fi, gfi = -1;
+	uint64_t off;
+	bool has_off;
+	size_t k;
+	int err;
+
+	pb->nr_samples += n;
+	pb->period_sum += w * (double)n;
+	if (!pb->event && s->event)
+		pb->event = strdup(s->event);
+	if (!s->nr)
+		return 0;
+	leaf = s->frames[0];
+	for (k = 0; k < n; k++) {
+		leaf.ip = s->frames[0].ip + leaf_off[k];
+		fi = pb_resolve(pb, &leaf, 0, &off, &has_off);
+		if (fi < 0) {
+			pb_note_vector(pb, &leaf);
+			continue;
+		}
+		pb->nr_matched++;
+		pb->matched_weight += w;
+		if (pb_add_weight(pb, fi, off, has_off, w))
+			return pb->err = -ENOMEM;
+		/* leaves in one function share the rest of the chain */
+		if (fi != gfi && gfi >= 0 && (err = pb_add_chain(pb, s, gfi, gw)))
+			return err;
+		if (fi != gfi)
+			gw = 0;
+		gfi = fi;
+		gw += w;
+	}
+	return gfi >= 0 ? pb_add_chain(pb, s, gfi, gw) : 0;
+}
+
+static const char *func_object(const struct cachepin_binary *bin, const struct cachepin_func *f)
+{
+	const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
+
+	return u ? u->object : NULL;
+}
+
+struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
+{
+	const struct cachepin_binary *bin = pb->bin;
+	struct cachepin_profile *p = calloc(1, sizeof(*p));
+	struct edge_ent *e, *tmp;
+	int32_t *slot = NULL;
+	char bid[129];
+	bool done = false;
+	size_t i;
+	int err = pb->err;
+
+	slot = malloc((bin->nr_funcs + 1) * sizeof(*slot));
+	if (!p || !slot || err)
+		goto fail;
+	pb_report_vectors(pb);
+	p->granule = CACHEPIN_PROFILE_GRANULE;
+	p->event = pb->event;
+	pb->event = NULL;
+	p->binary = strdup(pb->base);
+	p->build_id = strdup(cachepin_binary__build_id_str(bin, bid));
+	p->nr_samples = pb->nr_samples;
+	p->nr_matched = pb->nr_matched;
+	p->period_sum = pb->period_sum;
+	p->matched_weight = pb->matched_weight;
+	for (i = 0; i < bin->nr_funcs; i++) {
+		const struct cachepin_func *bf = &bin->funcs[i];
+		struct pb_func *f = &pb->f[i];
+		struct cachepin_pfunc *pf;
+		uint32_t g;
+
+		slot[i] = -1;
+		if (f->weight == 0 && f->incl == 0)
+			continue;
+		pf = cachepin_profile_add_func(p, bf->name,
+					       (bf->flags & CACHEPIN_FUNC_DUPNAME) ? func_object(bin, bf) : NULL);
+		if (!pf)
+			goto fail;
+		slot[i] = (int32_t)(p->nr_funcs - 1);
+		pf->weight = f->weight;
+		pf->samples = f->samples;
+		pf->incl = f->incl;
+		pf->size = bf->size;
+		for (g = 0; g < f->ngran; g++)
+			if (f->gran[g] > 0 && cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g]))
+				goto fail;
+	}
+	HASH_ITER(hh, pb->edges, e, tmp) {
+		uint32_t caller = (uint32_t)(e->key >> 32), callee = (uint32_t)e->key;
+
+		if (slot[caller] < 0 || slot[callee] < 0)
+			continue;
+		if (cachepin_profile_add_edge(p, (uint32_t)slot[caller], (uint32_t)slot[callee],
+					      e->callsite, e->weight, e->flags))
+			goto fail;
+	}
+	if (cachepin_profile_sort(p))
+		goto fail;
+	done = true;
+fail:
+	free(slot);
+	if (!done) {
+		cachepin_profile__free(p);
+		p = NULL;
+	}
+	for (i = 0; i < bin->nr_funcs; i++)
+		free(pb->f[i].gran);
+	HASH_ITER(hh, pb->edges, e, tmp) {
+		HASH_DEL(pb->edges, e);
+		free(e);
+	}
+	free(pb->f);
+	free(pb->event);
+	free(pb);
+	if (!done)
+		errno = err ? -err : ENOMEM;
+	return p;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared by pbuild.c, profile.c and profile-text.c: how the builder and
+ * the reader fill a struct cachepin_profile.
+ */
+#ifndef CACHEPIN_PROFILE_INT_H
+#define CACHEPIN_PROFILE_INT_H
+
+#include "cachepin/profile.h"
+
+/*
+ * Append a function NAME of OBJECT (NULL if the name is unique) with all
+ * its numbers 0; both strings are copied.  Returns it (valid until the
+ * next append), or NULL when out of memory (P is unchanged then).
+ */
+struct cachepin_pfunc *cachepin_profile_add_func(struct cachepin_profile *p, const char *name,
+						 const char *object);
+
+/* Append a granule at OFF of weight W to F.  Returns 0 or -ENOMEM. */
+int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w);
+
+/* Append an edge between the indices CALLER and CALLEE.  Returns 0 or -ENOMEM. */
+int cachepin_profile_add_edge(struct cachepin_profile *p, uint32_t caller, uint32_t callee,
+			      uint32_t callsite, double w, unsigned int flags);
+
+/*
+ * Put P in its order: functions by weight, heaviest first, then name and
+ * object; edges renumbered, by caller, callee, callsite.  Returns 0 or
+ * -ENOMEM (P is unchanged then).
+ */
+int cachepin_profile_sort(struct cachepin_profile *p);
+
+#endif
