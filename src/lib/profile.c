@@ -46,8 +46,11 @@ struct cachepin_pfunc *cachepin_profile_add_func(struct cachepin_profile *p, con
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
 	f->object = object ? strdup(object) : NULL;
-	if (!f->name || (object && !f->object))
+	if (!f->name || (object && !f->object)) {
+		zfree(&f->name);
+		zfree(&f->object);
 		return NULL;
+	}
 	p->nr_funcs++;
 	return f;
 }
