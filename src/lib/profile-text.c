@@ -4,6 +4,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+/* a failed add marks the entry instead of exit() */
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(ke) ((ke)->oom = true)
 #include <uthash.h>
 #include "cachepin/profile.h"
 #include "internal.h"
@@ -105,9 +108,11 @@ static int parse_u64(const char *s, uint64_t *v)
 struct fkey_ent {
 	char *key;		/* "name\tobject" */
 	uint32_t idx;
+	bool oom;		/* not added: out of memory (uthash_nonfatal_oom) */
 	UT_hash_handle hh;
 };
 
+/* The key of function NAME of OBJECT; NULL and "-" are no object. */
 static char *fkey(const char *name, const char *obj)
 {
 	size_t a = strlen(name), b = obj ? strlen(obj) : 1;
@@ -121,170 +126,245 @@ static char *fkey(const char *name, const char *obj)
 	return k;
 }
 
+/*
+ * The reader between lines.  Line readers return 0, -ENOMEM, or -EINVAL
+ * for a bad line, with WHAT saying why.
+ */
+struct reader {
+	struct cachepin_profile *p;
+	struct cachepin_pfunc *cur;	/* of the last 'f' line, for 'g' lines */
+	struct fkey_ent *funcs;		/* the 'f' lines, by fkey() */
+	unsigned long lineno;		/* lines read */
+	const char *what;
+};
+
+static int bad_line(struct reader *r, const char *what)
+{
+	r->what = what;
+	return -EINVAL;
+}
+
+static const char *opt_field(const char *s)
+{
+	return strcmp(s, "-") ? s : NULL;
+}
+
+/* Replace *DST by a copy of S (NULL: none).  Returns 0 or -ENOMEM. */
+static int set_str(char **dst, const char *s)
+{
+	char *copy = NULL;
+
+	if (s && !(copy = strdup(s)))
+		return -ENOMEM;
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+/* event, binary, build-id, granule, samples, period */
+static int read_header(struct reader *r, char **fv, int nf)
+{
+	struct cachepin_profile *p = r->p;
+	uint64_t u;
+
+	if (!strcmp(fv[0], "event") && nf == 2)
+		return set_str(&p->event, opt_field(fv[1]));
+	if (!strcmp(fv[0], "binary") && nf == 2)
+		return set_str(&p->binary, fv[1]);
+	if (!strcmp(fv[0], "build-id") && nf == 2)
+		return set_str(&p->build_id, opt_field(fv[1]) ? fv[1] : "");
+	if (!strcmp(fv[0], "granule") && nf == 2) {
+		if (parse_u64(fv[1], &u) || !u || u > 4096)
+			return bad_line(r, "bad granule");
+		p->granule = (uint32_t)u;
+		return 0;
+	}
+	if (!strcmp(fv[0], "samples") && nf == 3) {
+		if (parse_u64(fv[1], &p->nr_samples) || parse_u64(fv[2], &p->nr_matched))
+			return bad_line(r, "bad 'samples' line");
+		return 0;
+	}
+	if (!strcmp(fv[0], "period") && nf == 3) {
+		if (parse_num(fv[1], &p->period_sum) || parse_num(fv[2], &p->matched_weight))
+			return bad_line(r, "bad 'period' line");
+		return 0;
+	}
+	return bad_line(r, "unknown line");
+}
+
+/* Index the last function added, for the 'e' lines. */
+static int index_func(struct reader *r)
+{
+	const struct cachepin_pfunc *pf = r->cur;
+	struct fkey_ent *ke = calloc(1, sizeof(*ke));
+
+	if (!ke)
+		return -ENOMEM;
+	ke->key = fkey(pf->name, pf->object);
+	if (!ke->key) {
+		free(ke);
+		return -ENOMEM;
+	}
+	ke->idx = (uint32_t)(r->p->nr_funcs - 1);
+	HASH_ADD_KEYPTR(hh, r->funcs, ke->key, strlen(ke->key), ke);
+	if (ke->oom) {
+		free(ke->key);
+		free(ke);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The index of function NAME of OBJECT into *IDX: 0, 1 if none, or -ENOMEM. */
+static int find_func(struct reader *r, const char *name, const char *object, uint32_t *idx)
+{
+	struct fkey_ent *ke;
+	char *key = fkey(name, object);
+
+	if (!key)
+		return -ENOMEM;
+	HASH_FIND_STR(r->funcs, key, ke);
+	free(key);
+	if (!ke)
+		return 1;
+	*idx = ke->idx;
+	return 0;
+}
+
+/* f NAME OBJECT WEIGHT SAMPLES INCLUSIVE SIZE */
+static int read_func(struct reader *r, char **fv, int nf)
+{
+	struct cachepin_pfunc *pf;
+
+	if (nf != 7)
+		return bad_line(r, "'f' needs name, object, weight, samples, inclusive, size");
+	pf = cachepin_profile_add_func(r->p, fv[1], opt_field(fv[2]));
+	if (!pf)
+		return -ENOMEM;
+	r->cur = pf;
+	if (parse_num(fv[3], &pf->weight) || parse_u64(fv[4], &pf->samples) ||
+	    parse_num(fv[5], &pf->incl) || parse_u64(fv[6], &pf->size) || pf->weight < 0)
+		return bad_line(r, "bad number in 'f' line");
+	return index_func(r);
+}
+
+/* g OFFSET WEIGHT, of the last 'f' line */
+static int read_gran(struct reader *r, char **fv, int nf)
+{
+	uint64_t off;
+	double w;
+
+	if (!r->cur || nf != 3 || parse_u64(fv[1], &off) || parse_num(fv[2], &w) ||
+	    off > UINT32_MAX || w < 0)
+		return bad_line(r, "bad 'g' line (needs a preceding 'f', offset, weight)");
+	return cachepin_pfunc_add_gran(r->cur, (uint32_t)off, w);
+}
+
+/* e CALLER OBJECT CALLEE OBJECT CALLSITE WEIGHT FLAGS */
+static int read_edge(struct reader *r, char **fv, int nf)
+{
+	uint64_t cs = UINT32_MAX;
+	unsigned int fl = 0;
+	uint32_t a, b;
+	double w;
+	int err;
+
+	if (nf != 8 || (strcmp(fv[5], "-") && parse_u64(fv[5], &cs)) || parse_num(fv[6], &w))
+		return bad_line(r, "bad 'e' line (caller, object, callee, object, callsite, weight, flags)");
+	if ((err = find_func(r, fv[1], fv[2], &a)) || (err = find_func(r, fv[3], fv[4], &b)))
+		return err < 0 ? err : bad_line(r, "edge names a function that has no 'f' line");
+	if (strchr(fv[7], 'd'))
+		fl |= CACHEPIN_PEDGE_DYNAMIC;
+	if (strchr(fv[7], 's'))
+		fl |= CACHEPIN_PEDGE_STATIC;
+	return cachepin_profile_add_edge(r->p, a, b, (uint32_t)cs, w, fl);
+}
+
+/* One line: the version line first, then comments, blank and data lines. */
+static int read_line(struct reader *r, char *line)
+{
+	char *fv[10];
+	int nf;
+
+	if (r->lineno == 1)
+		return strncmp(line, "# cachepin-profile 1", 20) ?
+		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1' line)") : 0;
+	if (line[0] == '#')
+		return 0;
+	nf = split(line, fv, (int)ARRAY_SIZE(fv));
+	if (!nf)
+		return 0;
+	if (!strcmp(fv[0], "f"))
+		return read_func(r, fv, nf);
+	if (!strcmp(fv[0], "g"))
+		return read_gran(r, fv, nf);
+	if (!strcmp(fv[0], "e"))
+		return read_edge(r, fv, nf);
+	return read_header(r, fv, nf);
+}
+
+/* Every line of F, then the checks of the whole.  Also -errno of a read error. */
+static int read_all(struct reader *r, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	for (;;) {
+		errno = 0;
+		if (getline(&line, &cap, f) < 0) {
+			/* a read error, or out of memory if not at the end */
+			if (ferror(f) || !feof(f))
+				err = errno ? -errno : -EIO;
+			break;
+		}
+		r->lineno++;
+		err = read_line(r, line);
+		if (err)
+			break;
+	}
+	free(line);
+	if (!err && r->lineno == 0)
+		err = bad_line(r, "empty file");
+	if (!err)
+		err = cachepin_profile_sort(r->p);
+	return err;
+}
+
 struct cachepin_profile *cachepin_profile__read(const char *path)
 {
-	struct cachepin_profile *p = NULL;
-	struct cachepin_pfunc *cur = NULL;
-	struct fkey_ent *idx = NULL, *ke, *ktmp;
-	char *line = NULL, *fv[10];
-	size_t cap = 0;
-	ssize_t len;
-	unsigned long lineno = 0;
-	const char *what = NULL;
-	int err = 0, nf;
+	struct reader r = { 0 };
+	struct fkey_ent *ke, *tmp;
+	int err = -ENOMEM;
 	FILE *f;
 
 	f = fopen(path, "r");
 	if (!f) {
 		err = -errno;
-		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		pr_warn("cannot open '%s': %s\n", path, strerror(-err));
 		errno = -err;
 		return NULL;
 	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		err = -ENOMEM;
-		goto out;
+	r.p = calloc(1, sizeof(*r.p));
+	if (r.p) {
+		r.p->granule = CACHEPIN_PROFILE_GRANULE;
+		err = read_all(&r, f);
 	}
-	p->granule = CACHEPIN_PROFILE_GRANULE;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		double v;
-		uint64_t u;
-
-		lineno++;
-		if (lineno == 1) {
-			if (strncmp(line, "# cachepin-profile 1", 20)) {
-				what = "not a cachepin profile (no '# cachepin-profile 1' line)";
-				goto bad;
-			}
-			continue;
-		}
-		if (line[0] == '#')
-			continue;
-		nf = split(line, fv, (int)ARRAY_SIZE(fv));
-		if (!nf)
-			continue;
-		if (!strcmp(fv[0], "f")) {
-			if (nf != 7) {
-				what = "'f' needs name, object, weight, samples, inclusive, size";
-				goto bad;
-			}
-			cur = cachepin_profile_add_func(p, fv[1], strcmp(fv[2], "-") ? fv[2] : NULL);
-			if (!cur) {
-				err = -ENOMEM;
-				goto out;
-			}
-			if (parse_num(fv[3], &cur->weight) || parse_u64(fv[4], &cur->samples) ||
-			    parse_num(fv[5], &cur->incl) || parse_u64(fv[6], &cur->size) ||
-			    cur->weight < 0) {
-				what = "bad number in 'f' line";
-				goto bad;
-			}
-			ke = calloc(1, sizeof(*ke));
-			if (!ke || !(ke->key = fkey(cur->name, cur->object))) {
-				free(ke);
-				err = -ENOMEM;
-				goto out;
-			}
-			ke->idx = (uint32_t)(p->nr_funcs - 1);
-			HASH_ADD_KEYPTR(hh, idx, ke->key, strlen(ke->key), ke);
-		} else if (!strcmp(fv[0], "g")) {
-			if (!cur || nf != 3 || parse_u64(fv[1], &u) || parse_num(fv[2], &v) ||
-			    u > UINT32_MAX || v < 0) {
-				what = "bad 'g' line (needs a preceding 'f', offset, weight)";
-				goto bad;
-			}
-			if (cachepin_pfunc_add_gran(cur, (uint32_t)u, v)) {
-				err = -ENOMEM;
-				goto out;
-			}
-		} else if (!strcmp(fv[0], "e")) {
-			struct fkey_ent *a, *b;
-			char *k1, *k2;
-			uint64_t cs = UINT32_MAX;
-			unsigned int fl = 0;
-
-			if (nf != 8 || (strcmp(fv[5], "-") && parse_u64(fv[5], &cs)) ||
-			    parse_num(fv[6], &v)) {
-				what = "bad 'e' line (caller, object, callee, object, callsite, weight, flags)";
-				goto bad;
-			}
-			k1 = fkey(fv[1], strcmp(fv[2], "-") ? fv[2] : NULL);
-			k2 = fkey(fv[3], strcmp(fv[4], "-") ? fv[4] : NULL);
-			if (!k1 || !k2) {
-				free(k1);
-				free(k2);
-				err = -ENOMEM;
-				goto out;
-			}
-			HASH_FIND_STR(idx, k1, a);
-			HASH_FIND_STR(idx, k2, b);
-			free(k1);
-			free(k2);
-			if (!a || !b) {
-				what = "edge names a function that has no 'f' line";
-				goto bad;
-			}
-			if (strchr(fv[7], 'd'))
-				fl |= CACHEPIN_PEDGE_DYNAMIC;
-			if (strchr(fv[7], 's'))
-				fl |= CACHEPIN_PEDGE_STATIC;
-			if (cachepin_profile_add_edge(p, a->idx, b->idx, (uint32_t)cs, v, fl)) {
-				err = -ENOMEM;
-				goto out;
-			}
-		} else if (!strcmp(fv[0], "event") && nf == 2) {
-			free(p->event);
-			p->event = strcmp(fv[1], "-") ? strdup(fv[1]) : NULL;
-		} else if (!strcmp(fv[0], "binary") && nf == 2) {
-			free(p->binary);
-			p->binary = strdup(fv[1]);
-		} else if (!strcmp(fv[0], "build-id") && nf == 2) {
-			free(p->build_id);
-			p->build_id = strdup(strcmp(fv[1], "-") ? fv[1] : "");
-		} else if (!strcmp(fv[0], "granule") && nf == 2) {
-			if (parse_u64(fv[1], &u) || !u || u > 4096) {
-				what = "bad granule";
-				goto bad;
-			}
-			p->granule = (uint32_t)u;
-		} else if (!strcmp(fv[0], "samples") && nf == 3) {
-			if (parse_u64(fv[1], &p->nr_samples) || parse_u64(fv[2], &p->nr_matched)) {
-				what = "bad 'samples' line";
-				goto bad;
-			}
-		} else if (!strcmp(fv[0], "period") && nf == 3) {
-			if (parse_num(fv[1], &p->period_sum) || parse_num(fv[2], &p->matched_weight)) {
-				what = "bad 'period' line";
-				goto bad;
-			}
-		} else {
-			what = "unknown line";
-			goto bad;
-		}
-	}
-	if (lineno == 0) {
-		what = "empty file";
-		goto bad;
-	}
-	if (cachepin_profile_sort(p))
-		err = -ENOMEM;
-	goto out;
-bad:
-	pr_warn("'%s':%lu: %s\n", path, lineno ? lineno : 1, what);
-	err = -EINVAL;
-out:
-	HASH_ITER(hh, idx, ke, ktmp) {
-		HASH_DEL(idx, ke);
+	fclose(f);
+	HASH_ITER(hh, r.funcs, ke, tmp) {
+		HASH_DEL(r.funcs, ke);
 		free(ke->key);
 		free(ke);
 	}
-	free(line);
-	fclose(f);
-	if (err) {
-		cachepin_profile__free(p);
-		errno = -err;
-		return NULL;
-	}
-	return p;
+	if (!err)
+		return r.p;
+	if (r.what)
+		pr_warn("'%s':%lu: %s\n", path, r.lineno ? r.lineno : 1, r.what);
+	else if (err == -ENOMEM)
+		pr_warn("'%s': out of memory\n", path);
+	else
+		pr_warn("cannot read '%s': %s\n", path, strerror(-err));
+	cachepin_profile__free(r.p);
+	errno = -err;
+	return NULL;
 }
