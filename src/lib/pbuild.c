@@ -382,8 +382,8 @@ int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
 
 	pb->nr_samples += n;
 	pb->period_sum += w * (double)n;
-	if (!pb->event && s->event)
-		pb->event = strdup(s->event);
+	if (!pb->event && s->event && !(pb->event = strdup(s->event)))
+		return pb->err = -ENOMEM;
 	if (!s->nr)
 		return 0;
 	leaf = s->frames[0];
@@ -436,6 +436,8 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 	pb->event = NULL;
 	p->binary = strdup(pb->base);
 	p->build_id = strdup(cachepin_binary__build_id_str(bin, bid));
+	if (!p->binary || !p->build_id)
+		goto fail;
 	p->nr_samples = pb->nr_samples;
 	p->nr_matched = pb->nr_matched;
 	p->period_sum = pb->period_sum;
