@@ -66,14 +66,20 @@ enum cachepin_pbuild_flags {
 };
 
 /*
- * A profile builder for BIN: feed samples with cachepin_pbuild__add()
- * (a cachepin_sample_fn_t), then take the profile.  KASLR: the runtime
- * address of the kernel reference symbol REF_SYM (or 0).
+ * A profile builder for BIN (which must outlive it): feed samples with
+ * cachepin_pbuild__add() (a cachepin_sample_fn_t), then take the profile
+ * with cachepin_pbuild__finish(), which frees the builder.  Returns NULL
+ * with errno ENOMEM.
  */
 struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 					     unsigned int flags);
+/*
+ * KASLR: the runtime address of the kernel reference symbol REF_SYM
+ * (nothing if REF_SYM is NULL, RUNTIME_ADDR 0 or BIN lacks the symbol).
+ */
 void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
 				     uint64_t runtime_addr);
+/* Add one sample.  Returns 0 or -ENOMEM (then finish fails too). */
 int cachepin_pbuild__add(void *pb, const struct cachepin_sample *s);
 /*
  * Add N samples that share S's callchain (S->frames[1..]); sample k hit
@@ -83,20 +89,34 @@ int cachepin_pbuild__add(void *pb, const struct cachepin_sample *s);
  */
 int cachepin_pbuild__add_leaves(void *pb, const struct cachepin_sample *s,
 				const uint32_t *leaf_off, size_t n);
-/* Finish: returns the profile (caller frees) and frees the builder. */
+/*
+ * Finish: frees the builder and returns the profile, to be freed with
+ * cachepin_profile__free(), or NULL with errno (ENOMEM) if building it,
+ * or any earlier add, ran out of memory.
+ */
 struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb);
 
-/* Add the static call graph edges of the binary's objects (weight 0). */
+/*
+ * Add the static call graph edges of the binary's objects (weight 0)
+ * between functions of P; flag the dynamic edges found there too.
+ * Returns 0 or -ENOMEM (P then holds part of them, its edges unsorted).
+ */
 struct cachepin_objects;
 int cachepin_profile__add_static(struct cachepin_profile *p, const struct cachepin_binary *bin,
 				 const struct cachepin_objects *objs);
 
-/* Read a profile file; NULL with errno after logging "'F':LINE: ...". */
+/*
+ * Read a profile file.  Returns a new profile, to be freed with
+ * cachepin_profile__free(), or NULL with errno set after a message:
+ * "'F':LINE: ..." for a bad line (EINVAL), "'F': out of memory"
+ * (ENOMEM), or why F cannot be opened or read.
+ */
 struct cachepin_profile *cachepin_profile__read(const char *path);
-/* Write P in the text format; returns 0 or -errno. */
+/* Write P in the text format.  Returns 0 or -EIO (F's error flag is set). */
 int cachepin_profile__write(const struct cachepin_profile *p, FILE *f);
 /* A stable digest of the profile's content (for headers). */
 uint64_t cachepin_profile__digest(const struct cachepin_profile *p);
+/* Free P and all it holds; P may be NULL. */
 void cachepin_profile__free(struct cachepin_profile *p);
 
 /*
