@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The reference-string model: from a profile to a layout-independent
- * string of granule fetches in execution order (see cachepin/score.h
+ * string of granule fetches in execution order (see cachepin/model.h
  * and cachepin-score(1) for the model).
  */
 #include <math.h>
 #include <stdio.h>
-#include "cachepin/score.h"
+#include "cachepin/model.h"
 #include "internal.h"
 
 #define DEFAULT_REFS (2u << 20)

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "cachepin/model.h"
 #include "cachepin/score.h"
 #include "unit.h"
 

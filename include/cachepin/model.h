@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The reference-string model (the input of cachepin-score(1) and of the
+ * planner).
+ *
+ * A profile says how often each 16-byte granule of each function runs
+ * and, through callchains, which functions run inside which.  The model
+ * turns that into a layout-independent reference string:
+ *
+ *  1. Execution order: a depth-first walk of the call graph from its
+ *     roots (heaviest first); inside a function its granules run in
+ *     address order and each callee runs at its call site.  Functions
+ *     the walk does not reach follow, heaviest first.
+ *  2. Rates: granule i is fetched n_i = round(L * w_i / W) times in a
+ *     string of L references (weights are time, so a granule's share of
+ *     samples is its share of fetches).
+ *  3. Interleaving: occurrence k of granule i happens at time
+ *     (k + phase_i) / n_i, phase_i being its rank in the execution order
+ *     divided by the number of granules.  Code that runs once per packet
+ *     therefore cycles through its lines in program order, as it does on
+ *     the router: five such lines in one 4-way LRU set miss every time.
+ *
+ * cachepin/score.h maps the string to cache lines for a layout and
+ * simulates it.
+ */
+#ifndef CACHEPIN_MODEL_H
+#define CACHEPIN_MODEL_H
+
+#include "cachepin/binary.h"
+#include "cachepin/profile.h"
+
+struct cachepin_model_item {
+	uint32_t func;		/* binary function index */
+	uint32_t off;		/* granule offset in the function */
+	double weight;
+	uint32_t count;		/* fetches in the reference string */
+	uint32_t rank;		/* execution-order rank */
+};
+
+struct cachepin_model {
+	const struct cachepin_binary *bin;
+	struct cachepin_model_item *items;
+	size_t nr_items;
+	uint32_t *refs;		/* reference string of item indices */
+	size_t nr_refs;
+	double weight;		/* total weight modelled */
+	double dropped;		/* weight of granules too cold for one fetch */
+	uint32_t granule;
+	bool ordered;		/* the order came from call edges */
+};
+
+struct cachepin_model_opts {
+	size_t refs;		/* L; 0 = default (2 M) */
+	bool whole;		/* every line of a sampled function is hot (from its first
+				 * sampled granule to its end), not only the sampled ones */
+};
+
+/*
+ * Build the model of profile P on BIN (MAP from cachepin_profile__match;
+ * OPTS may be NULL for the defaults).  The model points to BIN, which
+ * must outlive it; P and MAP are not kept.  Returns the model, to be
+ * released with cachepin_model__free(), or NULL with errno set (ENOMEM)
+ * on failure.
+ */
+struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
+					   const struct cachepin_binary *bin, const int *map,
+					   const struct cachepin_model_opts *opts);
+
+/* Free M and what it holds (not its binary).  M may be NULL. */
+void cachepin_model__free(struct cachepin_model *m);
+
+/*
+ * The reference string of M for another length L (the planner searches on
+ * a shorter one): item indices, *N of them.  Caller frees; NULL with
+ * errno ENOMEM on failure.
+ */
+uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_t *n);
+
+#endif
