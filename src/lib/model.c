@@ -40,16 +40,20 @@ static int cmp_child(const void *a, const void *b)
 }
 
 /* Functions by inclusive weight, descending; stable on index. */
-static const struct mfunc *sort_base;
+struct root_key {
+	double incl, weight;
+	uint32_t idx;		/* model function */
+};
+
 static int cmp_root(const void *a, const void *b)
 {
-	const struct mfunc *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+	const struct root_key *x = a, *y = b;
 
 	if (x->incl != y->incl)
 		return x->incl > y->incl ? -1 : 1;
 	if (x->weight != y->weight)
 		return x->weight > y->weight ? -1 : 1;
-	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 struct dfs_frame {
@@ -188,7 +192,8 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	struct cachepin_model *m = calloc(1, sizeof(*m));
 	struct mfunc *mf = NULL;
 	int32_t *p2m = NULL;
-	uint32_t *order = NULL, rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
+	struct root_key *order = NULL;
+	uint32_t rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
 	size_t nmf = 0, cap_items = 0, i, j, k;
 	double *entry_w = NULL, *site_w = NULL;
 	int err = -ENOMEM;
@@ -377,14 +382,13 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	if (!order)
 		goto fail;
 	for (i = 0; i < nmf; i++)
-		order[i] = (uint32_t)i;
-	sort_base = mf;
+		order[i] = (struct root_key){ mf[i].incl, mf[i].weight, (uint32_t)i };
 	sort_n(order, nmf, sizeof(*order), cmp_root);
 	for (i = 0; i < nmf; i++)
-		if (!mf[order[i]].has_caller && (err = model_walk(m, mf, order[i], &rank)))
+		if (!mf[order[i].idx].has_caller && (err = model_walk(m, mf, order[i].idx, &rank)))
 			goto fail;
 	for (i = 0; i < nmf; i++)
-		if ((err = model_walk(m, mf, order[i], &rank)))
+		if ((err = model_walk(m, mf, order[i].idx, &rank)))
 			goto fail;
 	err = -ENOMEM;
 
