@@ -196,6 +196,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	uint32_t rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
 	size_t nmf = 0, cap_items = 0, i, j, k;
 	double *entry_w = NULL, *site_w = NULL;
+	size_t *edge_lo = NULL, *edge_hi = NULL;
 	int err = -ENOMEM;
 
 	if (!m)
@@ -214,8 +215,19 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	 */
 	entry_w = calloc(p->nr_funcs + 1, sizeof(*entry_w));
 	site_w = calloc(p->nr_edges + 1, sizeof(*site_w));
-	if (!entry_w || !site_w)
+	edge_lo = malloc((p->nr_funcs + 1) * sizeof(*edge_lo));
+	edge_hi = malloc((p->nr_funcs + 1) * sizeof(*edge_hi));
+	if (!entry_w || !site_w || !edge_lo || !edge_hi)
 		goto fail;
+	/* the outgoing edges of each function: edges are sorted by caller */
+	for (i = 0, j = 0; i < p->nr_funcs; i++) {
+		while (j < p->nr_edges && p->edges[j].caller < i)
+			j++;
+		for (k = j; k < p->nr_edges && p->edges[k].caller == i; k++)
+			;
+		edge_lo[i] = j;
+		edge_hi[i] = k;
+	}
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *pf = &p->funcs[i];
 
@@ -242,11 +254,10 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		p2m[i] = -1;
 		if (map[i] < 0)
 			continue;
-		/* this function's outgoing edges (edges are sorted by caller) */
-		for (e0 = 0; e0 < p->nr_edges && p->edges[e0].caller < i; e0++)
-			;
-		for (e1 = e0; e1 < p->nr_edges && p->edges[e1].caller == i; e1++)
-			sites += site_w[e1];
+		e0 = edge_lo[i];
+		e1 = edge_hi[i];
+		for (k = e0; k < e1; k++)
+			sites += site_w[k];
 		if (pf->weight <= 0 && sites <= 0)
 			continue;
 		bf = &bin->funcs[map[i]];
@@ -413,6 +424,8 @@ fail:
 	free(p2m);
 	free(entry_w);
 	free(site_w);
+	free(edge_lo);
+	free(edge_hi);
 	if (err) {
 		cachepin_model__free(m);
 		errno = -err;
