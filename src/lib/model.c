@@ -183,227 +183,295 @@ void cachepin_model__free(struct cachepin_model *m)
 	free(m);
 }
 
-struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
-					   const struct cachepin_binary *bin, const int *map,
-					   const struct cachepin_model_opts *opts)
+/* What cachepin_model__new() works on, phase by phase. */
+struct build {
+	const struct cachepin_profile *p;
+	const struct cachepin_binary *bin;
+	const int *map;
+	struct cachepin_model *m;
+	size_t cap_items;
+	struct mfunc *mf;	/* the modelled functions, nmf of them */
+	size_t nmf;
+	int32_t *p2m;		/* profile function -> model function, or -1 */
+	size_t *edge_lo, *edge_hi;	/* profile function -> its outgoing edges */
+	double *site_w;		/* per edge: weight of its call site */
+	uint32_t gran;
+	bool whole_all;
+};
+
+/*
+ * The outgoing edges of every profile function, [edge_lo, edge_hi): the
+ * edges are sorted by caller, so one pass over both finds them.
+ */
+static int index_edges(struct build *b)
 {
-	size_t L = opts && opts->refs ? opts->refs : DEFAULT_REFS;
-	bool whole_all = opts && opts->whole;
-	struct cachepin_model *m = calloc(1, sizeof(*m));
-	struct mfunc *mf = NULL;
-	int32_t *p2m = NULL;
-	struct root_key *order = NULL;
-	uint32_t rank = 0, gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE;
-	size_t nmf = 0, cap_items = 0, i, j, k;
-	double *entry_w = NULL, *site_w = NULL;
-	size_t *edge_lo = NULL, *edge_hi = NULL;
-	int err = -ENOMEM;
+	const struct cachepin_profile *p = b->p;
+	size_t i, e = 0, h;
 
-	if (!m)
-		return NULL;
-	m->bin = bin;
-	m->granule = gran;
-	mf = calloc(p->nr_funcs + 1, sizeof(*mf));
-	p2m = malloc((p->nr_funcs + 1) * sizeof(*p2m));
-	if (!mf || !p2m)
-		goto fail;
-
-	/*
-	 * 0. Call sites are hot lines too: a caller fetches the line of its
-	 * call each time it calls, as often as the callee's entry runs, even
-	 * when sampling gave the caller little time of its own.
-	 */
-	entry_w = calloc(p->nr_funcs + 1, sizeof(*entry_w));
-	site_w = calloc(p->nr_edges + 1, sizeof(*site_w));
-	edge_lo = malloc((p->nr_funcs + 1) * sizeof(*edge_lo));
-	edge_hi = malloc((p->nr_funcs + 1) * sizeof(*edge_hi));
-	if (!entry_w || !site_w || !edge_lo || !edge_hi)
-		goto fail;
-	/* the outgoing edges of each function: edges are sorted by caller */
-	for (i = 0, j = 0; i < p->nr_funcs; i++) {
-		while (j < p->nr_edges && p->edges[j].caller < i)
-			j++;
-		for (k = j; k < p->nr_edges && p->edges[k].caller == i; k++)
+	b->edge_lo = malloc((p->nr_funcs + 1) * sizeof(*b->edge_lo));
+	b->edge_hi = malloc((p->nr_funcs + 1) * sizeof(*b->edge_hi));
+	if (!b->edge_lo || !b->edge_hi)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_funcs; i++) {
+		while (e < p->nr_edges && p->edges[e].caller < i)
+			e++;
+		for (h = e; h < p->nr_edges && p->edges[h].caller == i; h++)
 			;
-		edge_lo[i] = j;
-		edge_hi[i] = k;
+		b->edge_lo[i] = e;
+		b->edge_hi[i] = h;
+	}
+	return 0;
+}
+
+/*
+ * 0. Call sites are hot lines too: a caller fetches the line of its
+ * call each time it calls, as often as the callee's entry runs, even
+ * when sampling gave the caller little time of its own.
+ */
+static int call_site_weights(struct build *b)
+{
+	const struct cachepin_profile *p = b->p;
+	double *entry_w;
+	size_t i;
+
+	entry_w = calloc(p->nr_funcs + 1, sizeof(*entry_w));
+	b->site_w = calloc(p->nr_edges + 1, sizeof(*b->site_w));
+	if (!entry_w || !b->site_w) {
+		free(entry_w);
+		return -ENOMEM;
 	}
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *pf = &p->funcs[i];
+		int bf = b->map[i];
 
 		if (pf->nr_grans)
 			entry_w[i] = pf->grans[0].weight;
-		else if (pf->weight > 0 && map[i] >= 0)
-			entry_w[i] = pf->weight * gran / (double)(bin->funcs[map[i]].size ? bin->funcs[map[i]].size : gran);
+		else if (pf->weight > 0 && bf >= 0)
+			entry_w[i] = pf->weight * b->gran /
+				     (double)(b->bin->funcs[bf].size ? b->bin->funcs[bf].size : b->gran);
 	}
 	for (i = 0; i < p->nr_edges; i++)
 		if (p->edges[i].callsite != UINT32_MAX && p->edges[i].callsite > 0)
-			site_w[i] = entry_w[p->edges[i].callee];
+			b->site_w[i] = entry_w[p->edges[i].callee];
+	free(entry_w);
+	return 0;
+}
 
-	/* 1. items: granules of every matched function, in offset order */
-	for (i = 0; i < p->nr_funcs; i++) {
-		const struct cachepin_pfunc *pf = &p->funcs[i];
-		const struct cachepin_func *bf;
-		uint64_t size, nslot;
-		double rem = pf->weight, sites = 0;
-		struct mfunc *f;
-		size_t e0, e1;
-		uint64_t hole;
-		bool whole;
+/*
+ * The block that ends in a call runs with it: the granules just before a
+ * call site of profile function I (argument set-up, the loop around the
+ * call) are fetched as often as the call.
+ */
+static void call_blocks(const struct build *b, size_t i, double *w, uint64_t nslot)
+{
+	size_t k;
+	uint64_t cs, t0, t;
 
-		p2m[i] = -1;
-		if (map[i] < 0)
+	for (k = b->edge_lo[i]; k < b->edge_hi[i]; k++) {
+		if (b->site_w[k] <= 0)
 			continue;
-		e0 = edge_lo[i];
-		e1 = edge_hi[i];
-		for (k = e0; k < e1; k++)
-			sites += site_w[k];
-		if (pf->weight <= 0 && sites <= 0)
+		cs = (b->p->edges[k].callsite - 1) / b->gran;
+		if (cs >= nslot)
 			continue;
-		bf = &bin->funcs[map[i]];
-		/*
-		 * A synthetic function is the room a handler may take, not its
-		 * code (the divec interrupt jump is 8 of 0x800 bytes): only
-		 * what got samples is hot, also with --whole-functions, and
-		 * weight without offsets (hot lists) is its entry's.
-		 */
-		whole = whole_all && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC);
-		hole = whole ? UINT64_MAX / 2 : HOLE;
-		size = bf->size ? bf->size : gran;
-		nslot = (size + gran - 1) / gran;
-		if (nslot > (1u << 20))
-			nslot = 1u << 20;
-		f = &mf[nmf];
-		f->bf = (uint32_t)map[i];
-		f->incl = pf->incl > pf->weight ? pf->incl : pf->weight;
-		f->weight = pf->weight;
-		f->first_item = (uint32_t)m->nr_items;
-		for (j = 0; j < pf->nr_grans; j++)
-			rem -= pf->grans[j].weight;
-		if (rem < pf->weight * 1e-9)
-			rem = 0;
-		/* merge explicit granules with the uniform remainder, slot by slot */
-		{
-			size_t g = 0;
-			uint64_t s, last = 0, t;
-			double *w = calloc(nslot + 1, sizeof(*w));
-			bool any = false;
-
-			if (!w)
-				goto fail;
-			for (s = 0; s < nslot; s++) {
-				if (bf->flags & CACHEPIN_FUNC_SYNTHETIC)
-					w[s] = s == 0 ? rem : 0;	/* a vector's entry */
-				else
-					w[s] = rem > 0 ? rem / (double)nslot : 0;
-				while (g < pf->nr_grans && pf->grans[g].off / gran < s)
-					g++;
-				while (g < pf->nr_grans && pf->grans[g].off / gran == s)
-					w[s] += pf->grans[g++].weight;
-				for (k = e0; k < e1; k++)
-					if (site_w[k] > 0 && (p->edges[k].callsite - 1) / gran == s)
-						w[s] += site_w[k];
-			}
-			/*
-			 * The block that ends in a call runs with it: the granules
-			 * just before a call site (argument set-up, the loop around
-			 * the call) are fetched as often as the call.
-			 */
-			for (k = e0; k < e1; k++) {
-				uint64_t cs, t0;
-
-				if (site_w[k] <= 0)
-					continue;
-				cs = (p->edges[k].callsite - 1) / gran;
-				if (cs >= nslot)
-					continue;
-				t0 = cs > CALL_BLOCK ? cs - CALL_BLOCK : 0;
-				for (t = t0; t < cs; t++)
-					if (w[t] <= 0)
-						w[t] = site_w[k];
-			}
-			/* granules past the end of the (shrunk) function: last slot */
-			for (; g < pf->nr_grans; g++)
-				w[nslot - 1] += pf->grans[g].weight;
-			/*
-			 * Sampling misses short stretches of straight code: a hole of
-			 * at most HOLE granules between sampled ones, or before the
-			 * function's end, ran as often as its neighbours.
-			 */
-			for (s = 0; s < nslot; s++) {
-				if (w[s] <= 0)
-					continue;
-				if (any && s - last > 1 && s - last - 1 <= hole) {
-					double fillw = w[s] < w[last] ? w[s] : w[last];
-
-					for (t = last + 1; t < s; t++)
-						w[t] = fillw;
-				}
-				any = true;
-				last = s;
-			}
-			if (any && nslot - 1 - last <= hole)
-				for (t = last + 1; t < nslot; t++)
-					w[t] = w[last];
-			if (any && whole)
-				for (t = 0; t < nslot && w[t] <= 0; t++)
-					w[t] = w[nslot - 1];
-			for (s = 0; s < nslot; s++) {
-				if (w[s] <= 0)
-					continue;
-				if (GROW(m->items, cap_items, m->nr_items + 1)) {
-					free(w);
-					goto fail;
-				}
-				m->items[m->nr_items++] = (struct cachepin_model_item){
-					.func = f->bf, .off = (uint32_t)(s * gran), .weight = w[s],
-				};
-				m->weight += w[s];
-			}
-			free(w);
-		}
-		f->nr_items = (uint32_t)(m->nr_items - f->first_item);
-		if (!f->nr_items)
-			continue;
-		p2m[i] = (int32_t)nmf++;
+		t0 = cs > CALL_BLOCK ? cs - CALL_BLOCK : 0;
+		for (t = t0; t < cs; t++)
+			if (w[t] <= 0)
+				w[t] = b->site_w[k];
 	}
+}
 
-	/* 2. call graph among modelled functions */
+/*
+ * The weight of each of the NSLOT granules of profile function I into W:
+ * its explicit granules merged with the uniform remainder REM of its
+ * weight, slot by slot, plus its call sites.
+ */
+static void slot_weights(const struct build *b, size_t i, bool synthetic, double rem,
+			 double *w, uint64_t nslot)
+{
+	const struct cachepin_pfunc *pf = &b->p->funcs[i];
+	uint32_t gran = b->gran;
+	size_t g = 0, k;
+	uint64_t s;
+
+	for (s = 0; s < nslot; s++) {
+		if (synthetic)
+			w[s] = s == 0 ? rem : 0;	/* a vector's entry */
+		else
+			w[s] = rem > 0 ? rem / (double)nslot : 0;
+		while (g < pf->nr_grans && pf->grans[g].off / gran < s)
+			g++;
+		while (g < pf->nr_grans && pf->grans[g].off / gran == s)
+			w[s] += pf->grans[g++].weight;
+		for (k = b->edge_lo[i]; k < b->edge_hi[i]; k++)
+			if (b->site_w[k] > 0 && (b->p->edges[k].callsite - 1) / gran == s)
+				w[s] += b->site_w[k];
+	}
+	call_blocks(b, i, w, nslot);
+	/* granules past the end of the (shrunk) function: last slot */
+	for (; g < pf->nr_grans; g++)
+		w[nslot - 1] += pf->grans[g].weight;
+}
+
+/*
+ * Sampling misses short stretches of straight code: a hole of at most
+ * HOLE granules between sampled ones, or before the function's end, ran
+ * as often as its neighbours.  WHOLE: the function is hot from its start.
+ */
+static void fill_holes(double *w, uint64_t nslot, uint64_t hole, bool whole)
+{
+	uint64_t s, last = 0, t;
+	bool any = false;
+
+	for (s = 0; s < nslot; s++) {
+		if (w[s] <= 0)
+			continue;
+		if (any && s - last > 1 && s - last - 1 <= hole) {
+			double fillw = w[s] < w[last] ? w[s] : w[last];
+
+			for (t = last + 1; t < s; t++)
+				w[t] = fillw;
+		}
+		any = true;
+		last = s;
+	}
+	if (any && nslot - 1 - last <= hole)
+		for (t = last + 1; t < nslot; t++)
+			w[t] = w[last];
+	if (any && whole)
+		for (t = 0; t < nslot && w[t] <= 0; t++)
+			w[t] = w[nslot - 1];
+}
+
+/* An item for every hot granule of W, in offset order, for model function F. */
+static int add_items(struct build *b, const struct mfunc *f, const double *w, uint64_t nslot)
+{
+	struct cachepin_model *m = b->m;
+	uint64_t s;
+
+	for (s = 0; s < nslot; s++) {
+		if (w[s] <= 0)
+			continue;
+		if (GROW(m->items, b->cap_items, m->nr_items + 1))
+			return -ENOMEM;
+		m->items[m->nr_items++] = (struct cachepin_model_item){
+			.func = f->bf, .off = (uint32_t)(s * b->gran), .weight = w[s],
+		};
+		m->weight += w[s];
+	}
+	return 0;
+}
+
+/* 1. The items of profile function I, and a model function if it has any. */
+static int func_items(struct build *b, size_t i)
+{
+	const struct cachepin_pfunc *pf = &b->p->funcs[i];
+	const struct cachepin_func *bf;
+	uint64_t size, nslot, hole;
+	double rem = pf->weight, sites = 0, *w;
+	struct mfunc *f;
+	bool whole;
+	size_t k;
+	int err;
+
+	b->p2m[i] = -1;
+	if (b->map[i] < 0)
+		return 0;
+	for (k = b->edge_lo[i]; k < b->edge_hi[i]; k++)
+		sites += b->site_w[k];
+	if (pf->weight <= 0 && sites <= 0)
+		return 0;
+	bf = &b->bin->funcs[b->map[i]];
+	/*
+	 * A synthetic function is the room a handler may take, not its
+	 * code (the divec interrupt jump is 8 of 0x800 bytes): only
+	 * what got samples is hot, also with --whole-functions, and
+	 * weight without offsets (hot lists) is its entry's.
+	 */
+	whole = b->whole_all && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC);
+	hole = whole ? UINT64_MAX / 2 : HOLE;
+	size = bf->size ? bf->size : b->gran;
+	nslot = (size + b->gran - 1) / b->gran;
+	if (nslot > (1u << 20))
+		nslot = 1u << 20;
+	f = &b->mf[b->nmf];
+	f->bf = (uint32_t)b->map[i];
+	f->incl = pf->incl > pf->weight ? pf->incl : pf->weight;
+	f->weight = pf->weight;
+	f->first_item = (uint32_t)b->m->nr_items;
+	for (k = 0; k < pf->nr_grans; k++)
+		rem -= pf->grans[k].weight;
+	if (rem < pf->weight * 1e-9)
+		rem = 0;
+	w = calloc(nslot + 1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	slot_weights(b, i, bf->flags & CACHEPIN_FUNC_SYNTHETIC, rem, w, nslot);
+	fill_holes(w, nslot, hole, whole);
+	err = add_items(b, f, w, nslot);
+	free(w);
+	if (err)
+		return err;
+	f->nr_items = (uint32_t)(b->m->nr_items - f->first_item);
+	if (f->nr_items)
+		b->p2m[i] = (int32_t)b->nmf++;
+	return 0;
+}
+
+/* 2. The call graph among the modelled functions, callees by call site. */
+static int call_graph(struct build *b)
+{
+	const struct cachepin_profile *p = b->p;
+	struct mfunc *mf = b->mf;
+	size_t i;
+
 	for (i = 0; i < p->nr_edges; i++) {
 		const struct cachepin_pedge *e = &p->edges[i];
-		int32_t a = p2m[e->caller], b = p2m[e->callee];
+		int32_t x = b->p2m[e->caller], y = b->p2m[e->callee];
 		struct mfunc *f;
 
-		if (a < 0 || b < 0 || a == b)
+		if (x < 0 || y < 0 || x == y)
 			continue;
-		f = &mf[a];
+		f = &mf[x];
 		if (GROW(f->kids, f->cap_kids, f->nr_kids + 1))
-			goto fail;
-		f->kids[f->nr_kids++] = (struct mchild){ (uint32_t)b, e->callsite, e->weight };
+			return -ENOMEM;
+		f->kids[f->nr_kids++] = (struct mchild){ (uint32_t)y, e->callsite, e->weight };
 		if (e->flags & CACHEPIN_PEDGE_DYNAMIC)
-			mf[b].has_caller = true;
-		m->ordered = true;
+			mf[y].has_caller = true;
+		b->m->ordered = true;
 	}
-	for (i = 0; i < nmf; i++)
+	for (i = 0; i < b->nmf; i++)
 		if (mf[i].nr_kids)
 			sort_n(mf[i].kids, mf[i].nr_kids, sizeof(*mf[i].kids), cmp_child);
+	return 0;
+}
 
-	/* 3. execution order: roots first (heaviest), then the rest */
-	order = malloc((nmf + 1) * sizeof(*order));
+/* 3. Execution order: roots first (heaviest), then the rest. */
+static int exec_order(struct build *b)
+{
+	struct root_key *order = malloc((b->nmf + 1) * sizeof(*order));
+	uint32_t rank = 0;
+	size_t i;
+	int err = 0;
+
 	if (!order)
-		goto fail;
-	for (i = 0; i < nmf; i++)
-		order[i] = (struct root_key){ mf[i].incl, mf[i].weight, (uint32_t)i };
-	sort_n(order, nmf, sizeof(*order), cmp_root);
-	for (i = 0; i < nmf; i++)
-		if (!mf[order[i].idx].has_caller && (err = model_walk(m, mf, order[i].idx, &rank)))
-			goto fail;
-	for (i = 0; i < nmf; i++)
-		if ((err = model_walk(m, mf, order[i].idx, &rank)))
-			goto fail;
-	err = -ENOMEM;
+		return -ENOMEM;
+	for (i = 0; i < b->nmf; i++)
+		order[i] = (struct root_key){ b->mf[i].incl, b->mf[i].weight, (uint32_t)i };
+	sort_n(order, b->nmf, sizeof(*order), cmp_root);
+	for (i = 0; i < b->nmf && !err; i++)
+		if (!b->mf[order[i].idx].has_caller)
+			err = model_walk(b->m, b->mf, order[i].idx, &rank);
+	for (i = 0; i < b->nmf && !err; i++)
+		err = model_walk(b->m, b->mf, order[i].idx, &rank);
+	free(order);
+	return err;
+}
 
-	/* 4. rates and the interleaved string */
+/* 4. Rates and the interleaved string. */
+static int rates(struct cachepin_model *m, size_t L)
+{
+	size_t i;
+
 	for (i = 0; i < m->nr_items; i++) {
 		struct cachepin_model_item *it = &m->items[i];
 		double c = (double)L * it->weight / m->weight;
@@ -413,23 +481,59 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 			m->dropped += it->weight;
 	}
 	m->refs = cachepin_model__string(m, L, &m->nr_refs);
-	if (m->refs)
-		err = 0;
-fail:
-	free(order);
-	if (mf)
-		for (i = 0; i < nmf; i++)
-			free(mf[i].kids);
-	free(mf);
-	free(p2m);
-	free(entry_w);
-	free(site_w);
-	free(edge_lo);
-	free(edge_hi);
+	return m->refs ? 0 : -ENOMEM;
+}
+
+static int model_build(struct build *b, size_t L)
+{
+	const struct cachepin_profile *p = b->p;
+	size_t i;
+	int err;
+
+	b->mf = calloc(p->nr_funcs + 1, sizeof(*b->mf));
+	b->p2m = malloc((p->nr_funcs + 1) * sizeof(*b->p2m));
+	if (!b->mf || !b->p2m)
+		return -ENOMEM;
+	if ((err = index_edges(b)) || (err = call_site_weights(b)))
+		return err;
+	for (i = 0; i < p->nr_funcs; i++)
+		if ((err = func_items(b, i)))
+			return err;
+	if ((err = call_graph(b)) || (err = exec_order(b)))
+		return err;
+	return rates(b->m, L);
+}
+
+struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
+					   const struct cachepin_binary *bin, const int *map,
+					   const struct cachepin_model_opts *opts)
+{
+	struct build b = {
+		.p = p, .bin = bin, .map = map,
+		.gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE,
+		.whole_all = opts && opts->whole,
+	};
+	size_t i;
+	int err;
+
+	b.m = calloc(1, sizeof(*b.m));
+	if (!b.m)
+		return NULL;
+	b.m->bin = bin;
+	b.m->granule = b.gran;
+	err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
+	if (b.mf)
+		for (i = 0; i < b.nmf; i++)
+			free(b.mf[i].kids);
+	free(b.mf);
+	free(b.p2m);
+	free(b.edge_lo);
+	free(b.edge_hi);
+	free(b.site_w);
 	if (err) {
-		cachepin_model__free(m);
+		cachepin_model__free(b.m);
 		errno = -err;
 		return NULL;
 	}
-	return m;
+	return b.m;
 }
