@@ -348,43 +348,44 @@ static struct heap_ent heap_pop(struct heap_ent *h, size_t *nh)
 	return top;
 }
 
-static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
-				const struct cachepin_refs *r, uint64_t seed,
-				uint64_t *set_misses, uint8_t *miss)
+/*
+ * A fully associative cache of CAP lines on the dense IDS (N of them,
+ * 0..NUNIQ-1), with the counters of cachepin_cache__simulate_refs().
+ */
+struct fa_run {
+	const uint32_t *ids;
+	size_t n, nuniq, cap;
+	uint64_t *set_misses;
+	uint8_t *miss;
+};
+
+static void fa_count(const struct fa_run *a, size_t i, bool missed)
 {
-	size_t cap = c->size / c->line, nuniq = r->nuniq, i, n = r->n, nres = 0, nh = 0;
-	uint32_t *own = r->ids ? NULL : dense_ids(r->lines, n, &nuniq, NULL);
-	const uint32_t *ids = r->ids ? r->ids : own;
-	uint32_t *prev = NULL, *nxt = NULL, *pos = NULL, *res = NULL;
-	size_t *next = NULL, *cur = NULL;
-	struct heap_ent *heap = NULL;
-	uint8_t *in = NULL;
-	uint32_t head = UINT32_MAX, tail = UINT32_MAX;
-	uint64_t total = 0, rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	if (missed && a->set_misses)
+		a->set_misses[0]++;
+	if (a->miss)
+		a->miss[i] = missed;
+}
 
-	if (!ids)
-		return UINT64_MAX;
-	in = calloc(nuniq + 1, 1);
-	prev = malloc((nuniq + 1) * sizeof(*prev));
-	nxt = malloc((nuniq + 1) * sizeof(*nxt));
-	pos = malloc((nuniq + 1) * sizeof(*pos));
-	res = malloc((cap + 1) * sizeof(*res));
-	if (!in || !prev || !nxt || !pos || !res)
-		goto nomem;
-	if (repl == CACHEPIN_REPL_OPT) {
-		next = next_uses(ids, n, nuniq);
-		cur = malloc((nuniq + 1) * sizeof(*cur));
-		heap = malloc((n + 1) * sizeof(*heap));
-		if (!next || !cur || !heap)
-			goto nomem;
+/* LRU: the residents in a doubly linked list, most recent first. */
+static uint64_t fa_lru(const struct fa_run *a)
+{
+	uint8_t *in = calloc(a->nuniq + 1, 1);
+	uint32_t *prev = malloc((a->nuniq + 1) * sizeof(*prev));
+	uint32_t *nxt = malloc((a->nuniq + 1) * sizeof(*nxt));
+	uint32_t head = UINT32_MAX, tail = UINT32_MAX, id, v;
+	uint64_t total = 0;
+	size_t nres = 0, i;
+
+	if (!in || !prev || !nxt) {
+		total = UINT64_MAX;
+		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		uint32_t id = ids[i], v;
-
+	for (i = 0; i < a->n; i++) {
+		id = a->ids[i];
 		if (in[id]) {
-			if (miss)
-				miss[i] = 0;
-			if (repl == CACHEPIN_REPL_LRU && head != id) {
+			fa_count(a, i, false);
+			if (head != id) {
 				/* unlink, push front */
 				nxt[prev[id]] = nxt[id];
 				if (nxt[id] != UINT32_MAX)
@@ -395,81 +396,149 @@ static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_re
 				nxt[id] = head;
 				prev[head] = id;
 				head = id;
-			} else if (repl == CACHEPIN_REPL_OPT) {
-				cur[id] = next[i];
-				heap_push(heap, &nh, (struct heap_ent){ next[i], id });
 			}
 			continue;
 		}
 		total++;
-		if (set_misses)
-			set_misses[0]++;
-		if (miss)
-			miss[i] = 1;
-		if (nres == cap) {
-			if (repl == CACHEPIN_REPL_LRU) {
-				v = tail;
-				tail = prev[v];
-				if (tail != UINT32_MAX)
-					nxt[tail] = UINT32_MAX;
-				else
-					head = UINT32_MAX;
-				in[v] = 0;
-				nres--;
-			} else if (repl == CACHEPIN_REPL_OPT) {
-				struct heap_ent e;
-
-				/* skip stale entries */
-				do {
-					e = heap_pop(heap, &nh);
-				} while (!in[e.id] || cur[e.id] != e.key);
-				if (next[i] >= e.key) {
-					heap_push(heap, &nh, e);	/* bypass */
-					continue;
-				}
-				in[e.id] = 0;
-				nres--;
-			} else {
-				/* random and round-robin alike: a random resident */
-				size_t k = (size_t)(xorshift64(&rng) % cap);
-
-				v = res[k];
-				in[v] = 0;
-				res[k] = res[--nres];
-				pos[res[k]] = (uint32_t)k;
-			}
+		fa_count(a, i, true);
+		if (nres == a->cap) {
+			v = tail;
+			tail = prev[v];
+			if (tail != UINT32_MAX)
+				nxt[tail] = UINT32_MAX;
+			else
+				head = UINT32_MAX;
+			in[v] = 0;
+			nres--;
 		}
 		in[id] = 1;
-		if (repl == CACHEPIN_REPL_LRU) {
-			prev[id] = UINT32_MAX;
-			nxt[id] = head;
-			if (head != UINT32_MAX)
-				prev[head] = id;
-			head = id;
-			if (tail == UINT32_MAX)
-				tail = id;
-		} else if (repl == CACHEPIN_REPL_OPT) {
-			cur[id] = next[i];
-			heap_push(heap, &nh, (struct heap_ent){ next[i], id });
-		} else {
-			pos[id] = (uint32_t)nres;
-			res[nres] = id;
-		}
+		prev[id] = UINT32_MAX;
+		nxt[id] = head;
+		if (head != UINT32_MAX)
+			prev[head] = id;
+		head = id;
+		if (tail == UINT32_MAX)
+			tail = id;
 		nres++;
 	}
-	goto out;
-nomem:
-	total = UINT64_MAX;
 out:
-	free(own);
 	free(in);
 	free(prev);
 	free(nxt);
-	free(pos);
-	free(res);
+	return total;
+}
+
+/*
+ * Belady: the residents in a max-heap of their next uses; an entry is
+ * stale once its line left or was used again (CUR holds the live key).
+ */
+static uint64_t fa_opt(const struct fa_run *a)
+{
+	uint8_t *in = calloc(a->nuniq + 1, 1);
+	size_t *next = next_uses(a->ids, a->n, a->nuniq);
+	size_t *cur = malloc((a->nuniq + 1) * sizeof(*cur));
+	struct heap_ent *heap = malloc((a->n + 1) * sizeof(*heap));
+	uint64_t total = 0;
+	size_t nres = 0, nh = 0, i;
+	uint32_t id;
+
+	if (!in || !next || !cur || !heap) {
+		total = UINT64_MAX;
+		goto out;
+	}
+	for (i = 0; i < a->n; i++) {
+		id = a->ids[i];
+		if (in[id]) {
+			fa_count(a, i, false);
+			cur[id] = next[i];
+			heap_push(heap, &nh, (struct heap_ent){ next[i], id });
+			continue;
+		}
+		total++;
+		fa_count(a, i, true);
+		if (nres == a->cap) {
+			struct heap_ent e;
+
+			/* skip stale entries */
+			do {
+				e = heap_pop(heap, &nh);
+			} while (!in[e.id] || cur[e.id] != e.key);
+			if (next[i] >= e.key) {
+				heap_push(heap, &nh, e);	/* bypass */
+				continue;
+			}
+			in[e.id] = 0;
+			nres--;
+		}
+		in[id] = 1;
+		cur[id] = next[i];
+		heap_push(heap, &nh, (struct heap_ent){ next[i], id });
+		nres++;
+	}
+out:
+	free(in);
 	free(next);
 	free(cur);
 	free(heap);
+	return total;
+}
+
+/* Random and round-robin alike: a random resident of an array goes. */
+static uint64_t fa_random(const struct fa_run *a, uint64_t seed)
+{
+	uint8_t *in = calloc(a->nuniq + 1, 1);
+	uint32_t *res = malloc((a->cap + 1) * sizeof(*res));
+	uint64_t total = 0, rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	size_t nres = 0, i, k;
+	uint32_t id;
+
+	if (!in || !res) {
+		total = UINT64_MAX;
+		goto out;
+	}
+	for (i = 0; i < a->n; i++) {
+		id = a->ids[i];
+		if (in[id]) {
+			fa_count(a, i, false);
+			continue;
+		}
+		total++;
+		fa_count(a, i, true);
+		if (nres == a->cap) {
+			k = (size_t)(xorshift64(&rng) % a->cap);
+			in[res[k]] = 0;
+			res[k] = res[--nres];
+		}
+		in[id] = 1;
+		res[nres++] = id;
+	}
+out:
+	free(in);
+	free(res);
+	return total;
+}
+
+static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
+				const struct cachepin_refs *r, uint64_t seed,
+				uint64_t *set_misses, uint8_t *miss)
+{
+	size_t nuniq = r->nuniq;
+	uint32_t *own = r->ids ? NULL : dense_ids(r->lines, r->n, &nuniq, NULL);
+	struct fa_run a = {
+		.ids = r->ids ? r->ids : own, .n = r->n, .nuniq = nuniq,
+		.cap = c->size / c->line, .set_misses = set_misses, .miss = miss,
+	};
+	uint64_t total;
+
+	if (!a.ids)
+		return UINT64_MAX;
+	if (repl == CACHEPIN_REPL_LRU)
+		total = fa_lru(&a);
+	else if (repl == CACHEPIN_REPL_OPT)
+		total = fa_opt(&a);
+	else
+		total = fa_random(&a, seed);
+	free(own);
 	return total;
 }
 

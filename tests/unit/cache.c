@@ -149,6 +149,12 @@ int main(void)
 	CHECK(v == 4, "4 lines in a 4-way set: cold misses only (got %llu)", (unsigned long long)v);
 	v = cachepin_cache__simulate(&c, CACHEPIN_REPL_RANDOM, false, lines, n, 1, NULL, NULL);
 	CHECK(v == 4, "random, 4 lines: cold misses only (got %llu)", (unsigned long long)v);
+	for (r = 0; r < CACHEPIN_REPL__NR; r++) {
+		set_miss[0] = 0;	/* counts add up */
+		v = cachepin_cache__simulate(&c, r, true, lines, n, 1, set_miss, NULL);
+		CHECK(v == 4 && set_miss[0] == 4, "fully associative %s, 4 lines: cold misses only (got %llu)",
+		      cachepin_repl_name(r), (unsigned long long)v);
+	}
 
 	/* Differential: random strings against the naive simulators. */
 	cachepin_cache__parse(&c, "1K:2:32");	/* 16 sets, capacity 32 lines */
@@ -178,6 +184,15 @@ int main(void)
 		CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL_OPT, false, lines, n, 1, NULL, NULL) <=
 		      cachepin_cache__simulate(&c, CACHEPIN_REPL_RANDOM, false, lines, n, 7, NULL, NULL),
 		      "opt <= random row %u", r);
+		/* fully associative random: per-reference misses add up, round-robin alike */
+		set_miss[0] = 0;
+		v = cachepin_cache__simulate(&c, CACHEPIN_REPL_RANDOM, true, lines, n, 7, set_miss, miss);
+		for (sum = 0, i = 0; i < n; i++)
+			sum += miss[i];
+		CHECK(sum == v && set_miss[0] == v, "fully associative random adds up (row %u)", r);
+		CHECK(v == cachepin_cache__simulate(&c, CACHEPIN_REPL_RR, true, lines, n, 7, NULL, NULL),
+		      "fully associative round-robin is random (row %u)", r);
+		CHECK(v >= naive_opt(&c, lines, n, true), "fully associative opt <= random row %u", r);
 	}
 	UNIT_DONE();
 }
