@@ -92,6 +92,7 @@ int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
 	char buf[64], *f[4];
 	uint32_t size, ways, line;
 	int nf = 0, err;
+	size_t len;
 	char *s;
 
 	memset(c, 0, sizeof(*c));
@@ -102,9 +103,10 @@ int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
 		c->repl = p->repl;
 		return cache_set_geometry(c, p->size, p->ways, p->line, spec);
 	}
-	if (strlen(spec) >= sizeof(buf))
+	len = strlen(spec);
+	if (len >= sizeof(buf))
 		goto bad;
-	strcpy(buf, spec);
+	memcpy(buf, spec, len + 1);
 	for (s = buf; nf < 4; nf++) {
 		f[nf] = s;
 		s = strchr(s, ':');

@@ -4,6 +4,7 @@
  * against hand-computed rows and against naive reference implementations
  * on random strings.
  */
+#include <errno.h>
 #include <string.h>
 #include "cachepin/cache.h"
 #include "unit.h"
@@ -120,6 +121,20 @@ int main(void)
 		CHECK(c.way_span == parse_rows[i].way_span, "'%s' way span %u", parse_rows[i].spec, c.way_span);
 		CHECK(c.ways == parse_rows[i].ways && c.line == parse_rows[i].line, "'%s' ways/line", parse_rows[i].spec);
 		CHECK(c.repl == parse_rows[i].repl, "'%s' repl %d", parse_rows[i].spec, c.repl);
+	}
+
+	/* The longest spec the parser copies is 63 characters. */
+	{
+		char spec[80];
+
+		memset(spec, '0', sizeof(spec));
+		strcpy(spec + 63 - strlen("32768:4:32"), "32768:4:32");
+		CHECK(strlen(spec) == 63 && cachepin_cache__parse(&c, spec) == 0 && c.sets == 256,
+		      "a 63-character spec parses");
+		memset(spec, '0', sizeof(spec));
+		strcpy(spec + 64 - strlen("32768:4:32"), "32768:4:32");
+		CHECK(strlen(spec) == 64 && cachepin_cache__parse(&c, spec) == -EINVAL,
+		      "a 64-character spec is unknown");
 	}
 
 	cachepin_cache__parse(&c, "32K:4:32");
