@@ -29,6 +29,56 @@ static void add_func(struct cachepin_profile *p, const char *name, double w, uin
 	f->size = size;
 }
 
+/*
+ * A caller with no samples of its own is hot at its call site and the
+ * block before it; the edges of a function missing from the binary are
+ * nobody's.
+ */
+static void call_sites(void)
+{
+	struct cachepin_func bf[2] = {
+		{ .name = "hot", .addr = 0x1000, .size = 16, .unit = -1 },
+		{ .name = "caller", .addr = 0x2000, .size = 128, .unit = -1 },
+	};
+	struct cachepin_binary b = { .path = "synthetic", .funcs = bf, .nr_funcs = 2 };
+	struct cachepin_pfunc pf[3] = {
+		{ .name = "hot", .weight = 10, .incl = 10, .size = 16 },
+		{ .name = "gone", .weight = 5, .incl = 5, .size = 128 },
+		{ .name = "caller", .size = 128 },
+	};
+	struct cachepin_pedge pe[2] = {
+		{ 1, 0, 0x74, 5, CACHEPIN_PEDGE_DYNAMIC },
+		{ 2, 0, 0x44, 10, CACHEPIN_PEDGE_DYNAMIC },
+	};
+	struct cachepin_profile p = { .granule = 16, .funcs = pf, .nr_funcs = 3, .edges = pe,
+				      .nr_edges = 2 };
+	struct cachepin_model_opts o = { .whole = true };
+	int map[3] = { 0, -1, 1 };
+	struct cachepin_model *m;
+	size_t i;
+
+	m = cachepin_model__new(&p, &b, map, NULL);
+	CHECK(m != NULL, "call-site model");
+	if (!m)
+		return;
+	/* hot's entry, then caller's granules 1..3 (the call block) and 4 (the call) */
+	CHECK(m->nr_items == 5, "five items (%zu)", m->nr_items);
+	for (i = 1; i < m->nr_items && i < 5; i++) {
+		CHECK(m->items[i].func == 1 && m->items[i].off == i * 16 && m->items[i].weight == 10,
+		      "caller granule %zu: func %u off %#x weight %g", i, m->items[i].func,
+		      m->items[i].off, m->items[i].weight);
+		CHECK(m->items[i].rank == i - 1, "caller granule %zu runs first (rank %u)", i,
+		      m->items[i].rank);
+	}
+	CHECK(m->items[0].rank == 4, "hot runs at its call site (rank %u)", m->items[0].rank);
+	cachepin_model__free(m);
+
+	m = cachepin_model__new(&p, &b, map, &o);
+	CHECK(m && m->nr_items == 9, "whole functions: all eight granules of caller (%zu)",
+	      m ? m->nr_items : 0);
+	cachepin_model__free(m);
+}
+
 int main(void)
 {
 	struct cachepin_profile p = { .granule = 16 };
@@ -100,6 +150,7 @@ int main(void)
 		cachepin_score__release(&b);
 	}
 	cachepin_model__free(m);
+	call_sites();
 	for (i = 0; i < p.nr_funcs; i++)
 		free(p.funcs[i].name);
 	free(p.funcs);
