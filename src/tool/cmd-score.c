@@ -2,7 +2,7 @@
 /*
  * cachepin score: the expected misses of the layout as it is in the
  * binary, per set and in total, the worst sets and the functions that
- * fight over them (model: cachepin/score.h, cachepin-score(1)).
+ * fight over them (model: cachepin/model.h, cachepin-score(1)).
  */
 #include <errno.h>
 #include <inttypes.h>
