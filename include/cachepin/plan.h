@@ -13,7 +13,9 @@
  * offset that adds the least set pressure, a set being "over-full" past
  * WAYS hot lines) followed by a local search (relocations and swaps,
  * accepted on the exact per-set simulation of the model's reference
- * string), deterministic for a given seed.
+ * string), deterministic for a given seed.  With restarts, the search
+ * runs from several seeds and the full model of every geometry picks the
+ * layout with the fewest misses.
  */
 #ifndef CACHEPIN_PLAN_H
 #define CACHEPIN_PLAN_H
@@ -37,6 +39,14 @@ struct cachepin_plan_opts {
 	uint64_t seed;
 	unsigned int iterations;	/* local-search moves; 0 = default */
 	size_t max_hot;		/* at most this many hot units; 0 = all */
+	unsigned int restarts;	/* searches from seeds seed..seed+restarts-1; 0 = 1 */
+};
+
+/* The full model's verdict on a plan, for one geometry. */
+struct cachepin_plan_eval {
+	uint64_t fetches;	/* line fetches as linked */
+	uint64_t before, after;	/* misses of the cache's replacement policy: as linked, planned */
+	uint64_t lru_before, lru_after;	/* the same under LRU */
 };
 
 struct cachepin_plan {
@@ -52,22 +62,30 @@ struct cachepin_plan {
 	double hot_weight_placed, hot_weight_fixed;
 	unsigned int moves_tried, moves_simulated, moves_taken;
 	uint64_t search_before, search_after;	/* search objective (LRU misses, reduced string) */
+	uint64_t seed;		/* of the search that won */
+	struct cachepin_plan_eval *evals;	/* per opts->caches entry */
+	size_t nr_evals;
 };
 
 /*
- * Plan the hot units of model M (built from the profile on BIN).
+ * Plan the hot units of model M (built from the profile on BIN): one
+ * search per restart, each scored on the full model of every geometry
+ * (the sum of misses per fetch of each cache's replacement policy); the
+ * first with the lowest sum wins, and gets its evaluation per geometry.
  * Returns 0 and fills PLAN (release with cachepin_plan__release()), or a
- * negative errno after logging.
+ * negative errno with PLAN empty: -EINVAL (no geometry, or more than 8),
+ * -ENOENT after logging (no hot code is movable), -ENOMEM.
  */
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *opts,
 		       struct cachepin_plan *plan);
 
 /*
  * Function addresses of the planned layout (NR_FUNCS entries; functions
- * outside planned units keep their address).  Caller frees.
+ * outside planned units keep their address).  Caller frees; NULL on ENOMEM.
  */
 uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct cachepin_binary *bin);
 
+/* Free what PLAN holds (not PLAN itself) and empty it; NULL is fine. */
 void cachepin_plan__release(struct cachepin_plan *plan);
 
 #endif

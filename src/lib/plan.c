@@ -556,6 +556,7 @@ void cachepin_plan__release(struct cachepin_plan *plan)
 	if (!plan)
 		return;
 	free(plan->units);
+	free(plan->evals);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -734,8 +735,9 @@ out:
 	return err;
 }
 
-int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-		       struct cachepin_plan *plan)
+/* One search from SEED into PLAN.  0 or a negative errno, PLAN empty. */
+static int plan_search(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+		       uint64_t seed, struct cachepin_plan *plan)
 {
 	const struct cachepin_binary *bin = m->bin;
 	struct planner pl = { .m = m, .bin = bin, .o = o };
@@ -747,7 +749,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	int err = -ENOMEM;
 
 	memset(plan, 0, sizeof(*plan));
-	pl.rng = o->seed ? o->seed : 0x2545f4914f6cdd1dULL;
+	pl.rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	if (!o->nr_caches || o->nr_caches > MAX_GEO)
 		return -EINVAL;
 	pl.nr_geo = o->nr_caches;
@@ -1096,6 +1098,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	/* 3. emit order, cold fill, padding */
 	if ((err = plan_finish(&pl, plan)))
 		goto out;
+	plan->seed = seed;
 	err = 0;
 out:
 	if (err)
@@ -1103,5 +1106,94 @@ out:
 	planner_free(&pl);
 	free(unit_hu);
 	free(refs);
+	return err;
+}
+
+/*
+ * The full model's misses of PLAN's layout on every geometry into
+ * plan->evals (after, lru_after), and *V their sum in misses per fetch
+ * of each cache's replacement policy.  0 or a negative errno.
+ */
+static int judge(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+		 struct cachepin_plan *plan, double *v)
+{
+	uint64_t *fa = cachepin_plan__faddr(plan, m->bin);
+	size_t i;
+	int err = 0;
+
+	*v = 0;
+	plan->evals = calloc(o->nr_caches, sizeof(*plan->evals));
+	if (!fa || !plan->evals) {
+		free(fa);
+		return -ENOMEM;
+	}
+	plan->nr_evals = o->nr_caches;
+	for (i = 0; i < o->nr_caches; i++) {
+		const struct cachepin_cache *c = &o->caches[i];
+		struct cachepin_score sc;
+
+		if ((err = cachepin_score__run(m, fa, c, CACHEPIN_SCORE_NO_OPT, &sc)))
+			break;
+		plan->evals[i].after = sc.miss[c->repl];
+		plan->evals[i].lru_after = sc.miss[CACHEPIN_REPL_LRU];
+		*v += (double)sc.miss[c->repl] / (double)(sc.fetches ? sc.fetches : 1);
+		cachepin_score__release(&sc);
+	}
+	free(fa);
+	return err;
+}
+
+/* The as-linked side of plan->evals.  0 or a negative errno. */
+static int judge_before(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+			struct cachepin_plan *plan)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < plan->nr_evals; i++) {
+		const struct cachepin_cache *c = &o->caches[i];
+		struct cachepin_score sc;
+
+		if ((err = cachepin_score__run(m, NULL, c, CACHEPIN_SCORE_NO_OPT, &sc)))
+			return err;
+		plan->evals[i].fetches = sc.fetches;
+		plan->evals[i].before = sc.miss[c->repl];
+		plan->evals[i].lru_before = sc.miss[CACHEPIN_REPL_LRU];
+		cachepin_score__release(&sc);
+	}
+	return 0;
+}
+
+int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+		       struct cachepin_plan *plan)
+{
+	unsigned int runs = o->restarts ? o->restarts : 1, run;
+	double best = 0;
+	int err;
+
+	memset(plan, 0, sizeof(*plan));
+	/* restarts: each a full search; the full model of every geometry judges */
+	for (run = 0; run < runs; run++) {
+		struct cachepin_plan cand;
+		double v;
+
+		if ((err = plan_search(m, o, o->seed + run, &cand)))
+			goto fail;
+		if ((err = judge(m, o, &cand, &v))) {
+			cachepin_plan__release(&cand);
+			goto fail;
+		}
+		if (run == 0 || v < best) {
+			best = v;
+			cachepin_plan__release(plan);
+			*plan = cand;
+		} else {
+			cachepin_plan__release(&cand);
+		}
+	}
+	if (!(err = judge_before(m, o, plan)))
+		return 0;
+fail:
+	cachepin_plan__release(plan);
 	return err;
 }

@@ -166,7 +166,6 @@ int cmd_plan(int argc, char **argv)
 	struct cachepin_emit_info info = { .version = cachepin_version() };
 	struct emit_ctx ec;
 	struct timespec t0, t1;
-	uint64_t *faddr = NULL;
 	char *align_name = NULL;
 	struct cachepin_load load = { 0 };
 	int first, rc = 1, err;
@@ -203,71 +202,27 @@ int cmd_plan(int argc, char **argv)
 	}
 	a.po.caches = a.in.caches;
 	a.po.nr_caches = a.in.nr_caches;
+	a.po.restarts = a.restarts;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	{
-		uint64_t seed0 = a.po.seed;
-		double best = 0;
-		unsigned int run;
-
-		/* restarts: each a full search; the full model of every geometry judges */
-		for (run = 0; run < a.restarts; run++) {
-			struct cachepin_plan cand;
-			uint64_t *fa;
-			double v = 0;
-
-			a.po.seed = seed0 + run;
-			if ((err = cachepin_plan__run(m, &a.po, &cand)))
-				goto out;
-			fa = cachepin_plan__faddr(&cand, bin);
-			if (!fa) {
-				cachepin_plan__release(&cand);
-				goto out;
-			}
-			for (i = 0; i < a.in.nr_caches; i++) {
-				struct cachepin_score sc1;
-				const struct cachepin_cache *c = &a.in.caches[i];
-
-				if (cachepin_score__run(m, fa, c, CACHEPIN_SCORE_NO_OPT, &sc1)) {
-					free(fa);
-					cachepin_plan__release(&cand);
-					goto out;
-				}
-				v += (double)sc1.miss[c->repl] / (double)(sc1.fetches ? sc1.fetches : 1);
-				cachepin_score__release(&sc1);
-			}
-			if (run == 0 || v < best) {
-				best = v;
-				cachepin_plan__release(&plan);
-				free(faddr);
-				plan = cand;
-				faddr = fa;
-			} else {
-				cachepin_plan__release(&cand);
-				free(fa);
-			}
-		}
-		a.po.seed = seed0;
-	}
+	err = cachepin_plan__run(m, &a.po, &plan);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < a.in.nr_caches; i++) {
-		struct cachepin_score before, after;
+	if (err) {
+		if (err == -ENOMEM)
+			tool_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < plan.nr_evals; i++) {
+		const struct cachepin_plan_eval *e = &plan.evals[i];
 		const struct cachepin_cache *c = &a.in.caches[i];
 
-		if (cachepin_score__run(m, NULL, c, CACHEPIN_SCORE_NO_OPT, &before) ||
-		    cachepin_score__run(m, faddr, c, CACHEPIN_SCORE_NO_OPT, &after)) {
-			tool_error("out of memory");
-			goto out;
-		}
 		sc[i] = (struct cachepin_emit_score){
-			.cache = c->name, .fetches = before.fetches, .before = before.miss[c->repl],
-			.after = after.miss[c->repl], .repl = cachepin_repl_name(c->repl),
+			.cache = c->name, .fetches = e->fetches, .before = e->before,
+			.after = e->after, .repl = cachepin_repl_name(c->repl),
 		};
 		fprintf(stderr, "cachepin: %s (%s): modelled misses %" PRIu64 " -> %" PRIu64 " (%+.1f %%), LRU %" PRIu64 " -> %" PRIu64 "\n",
 			c->name, sc[i].repl, sc[i].before, sc[i].after,
 			sc[i].before ? 100.0 * ((double)sc[i].after - (double)sc[i].before) / (double)sc[i].before : 0,
-			before.miss[CACHEPIN_REPL_LRU], after.miss[CACHEPIN_REPL_LRU]);
-		cachepin_score__release(&before);
-		cachepin_score__release(&after);
+			e->lru_before, e->lru_after);
 	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
 		" bytes, %" PRIu64 " bytes of padding; search %" PRIu64 " -> %" PRIu64 " in %.2f s (%u of %u moves simulated, %u kept)\n",
@@ -293,7 +248,6 @@ int cmd_plan(int argc, char **argv)
 	rc = 0;
 out:
 	free(align_name);
-	free(faddr);
 	cachepin_plan__release(&plan);
 	cachepin_model__free(m);
 	cachepin_load__release(&load);
