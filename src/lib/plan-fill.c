@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The last phase of the planner: the hot units in block order at their
+ * offsets, the gaps between them filled with cold movable units (largest
+ * that fits first), the rest padding.
+ */
+#include "plan-int.h"
+
+static bool generic_section(const char *sec)
+{
+	static const char *const generic[] = {
+		".text", ".text.unlikely", ".text.hot", ".text.startup", ".text.exit", ".text.fixup",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(generic); i++)
+		if (!strcmp(sec, generic[i]))
+			return true;
+	return false;
+}
+
+static bool fill_candidate(const struct cachepin_binary *bin, const struct cachepin_unit *u)
+{
+	if (!(u->flags & CACHEPIN_UNIT_MOVABLE) || (u->flags & CACHEPIN_UNIT_FIXED) || !u->size)
+		return false;
+	if (strcmp(u->section, ".text") && strncmp(u->section, ".text.", 6))
+		return false;
+	/*
+	 * A section name many objects share (an assembly object's .text) is
+	 * named through its object: only objects named by a relative path
+	 * (the kernel's), not the system's libraries and start files.
+	 */
+	if (generic_section(u->section))
+		return u->object && u->object[0] != '/';
+	return true;
+}
+
+struct cold {
+	uint32_t unit;
+	uint64_t size, align;
+};
+
+static int cmp_cold(const void *a, const void *b)
+{
+	const struct cold *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+static int cmp_hu_off(const void *a, const void *b)
+{
+	const struct hunit *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+struct filler {
+	struct cachepin_plan *plan;
+	size_t cap;		/* of plan->units */
+	struct cold *cold;	/* the cold candidates, smallest first */
+	size_t ncold;
+	uint8_t *used;		/* per candidate */
+	uint64_t cur;		/* end of what is laid out */
+};
+
+static int plan_add(struct filler *fl, uint32_t unit, uint64_t off, uint64_t size,
+		    uint64_t align, bool hot, double w)
+{
+	struct cachepin_plan *plan = fl->plan;
+
+	if (GROW(plan->units, fl->cap, plan->nr_units + 1))
+		return -ENOMEM;
+	plan->units[plan->nr_units++] = (struct cachepin_plan_unit){
+		.unit = unit, .off = off, .size = size, .align = align, .hot = hot, .weight = w,
+	};
+	return 0;
+}
+
+/* The cold candidates of the fill: movable text units that are not hot.  0 or -ENOMEM. */
+static int cold_units(const struct planner *pl, struct filler *fl)
+{
+	const struct cachepin_binary *bin = pl->bin;
+	uint8_t *is_hot = calloc(bin->nr_units + 1, 1);
+	size_t i;
+
+	fl->cold = malloc((bin->nr_units + 1) * sizeof(*fl->cold));
+	if (!is_hot || !fl->cold) {
+		free(is_hot);
+		return -ENOMEM;
+	}
+	for (i = 0; i < pl->nr_hu; i++)
+		is_hot[pl->hu[i].unit] = 1;
+	for (i = 0; i < bin->nr_units; i++) {
+		const struct cachepin_unit *u = &bin->units[i];
+
+		if (is_hot[i] || !fill_candidate(bin, u))
+			continue;
+		fl->cold[fl->ncold++] = (struct cold){ (uint32_t)i, u->size, u->align ? u->align : 1 };
+	}
+	free(is_hot);
+	sort_n(fl->cold, fl->ncold, sizeof(*fl->cold), cmp_cold);
+	fl->used = calloc(fl->ncold + 1, 1);
+	return fl->used ? 0 : -ENOMEM;
+}
+
+/*
+ * The largest unused cold unit that fits at fl->cur (aligned) before
+ * TARGET, added to the plan.  1 if one was, 0 if none fits, or -ENOMEM.
+ */
+static int fill_one(struct filler *fl, uint64_t target)
+{
+	uint64_t gap = target - fl->cur;
+	size_t lo = 0, hi = fl->ncold, k;
+
+	/* past the largest cold unit with size <= gap */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (fl->cold[mid].size <= gap)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k-- > 0;) {
+		const struct cold *c = &fl->cold[k];
+		uint64_t at;
+
+		if (fl->used[k])
+			continue;
+		at = align_up(fl->cur, c->align);
+		if (at + c->size > target)
+			continue;
+		if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
+			return -ENOMEM;
+		fl->plan->pad += at - fl->cur;
+		fl->used[k] = 1;
+		fl->plan->nr_fill++;
+		fl->cur = at + c->size;
+		return 1;
+	}
+	return 0;
+}
+
+int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
+{
+	struct filler fl = { .plan = plan };
+	size_t i;
+	int err;
+
+	if ((err = cold_units(pl, &fl)))
+		goto out;
+	sort_n(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_hu_off);
+	for (i = 0; i < pl->nr_hu; i++) {
+		struct hunit *h = &pl->hu[i];
+		uint64_t target = (uint64_t)h->off;
+
+		if (h->off < 0)
+			continue;
+		/* fill [cur, target) with cold units, largest first */
+		while (fl.cur < target && (err = fill_one(&fl, target)) > 0)
+			;
+		if (err < 0)
+			goto out;
+		if (fl.cur < target)
+			plan->pad += target - fl.cur;
+		if ((err = plan_add(&fl, h->unit, target, h->size, h->align, true, h->weight)))
+			goto out;
+		plan->nr_hot++;
+		fl.cur = target + h->size;
+	}
+	plan->size = fl.cur;
+	/*
+	 * The budget is not enforced by moving hot units off their slots: at
+	 * the capacity edge one misplaced unit costs more than any padding.
+	 * Over budget is reported; the search already avoids small gaps.
+	 */
+	plan->pad_budget = pl->o->max_pad * (pl->limit / pl->span_bytes + 1);
+	err = 0;
+out:
+	free(fl.cold);
+	free(fl.used);
+	return err;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared between the phases of the planner (cachepin/plan.h):
+ *
+ *   plan.c         one search per seed, the choice among restarts, the evaluation
+ *   plan-setup.c   hot units, the search string, per-geometry tables, occupants
+ *   plan-slot.c    placed intervals: free slots, stranded gaps, placing a unit
+ *   plan-sim.c     the exact per-set LRU simulation and set members
+ *   plan-greedy.c  the set-pressure proxy and the greedy colouring
+ *   plan-search.c  the local search (relocations) and the repair of missing sets
+ *   plan-fill.c    emit order: cold fill of the gaps, padding
+ *
+ * Offsets are relative to the block start, which is aligned to the
+ * largest way span of the target geometries; the set of a planned line
+ * depends only on its offset.  Fixed code is simulated at its address.
+ */
+#ifndef CACHEPIN_PLAN_INT_H
+#define CACHEPIN_PLAN_INT_H
+
+#include "cachepin/plan.h"
+#include "internal.h"
+
+#define CACHEPIN_PLAN_MAX_GEO 8
+
+struct hunit {			/* a hot unit being placed */
+	uint32_t unit;
+	uint64_t size, align, room;	/* room = size + slack */
+	double weight;
+	uint32_t first_item, nr_items;	/* into pl->it (items of this unit) */
+	int64_t off;		/* -1 = not placed */
+};
+
+struct sitem {			/* an item of the search string */
+	uint32_t func;
+	int32_t hunit;		/* -1: fixed (keeps its address) */
+	uint64_t uoff;		/* offset in its unit (hot) */
+	uint32_t count;		/* references in the search string */
+	uint32_t first_pos;	/* into pl->pos */
+	uint64_t addr;		/* current address */
+};
+
+struct geo {			/* per target geometry: set members and misses */
+	const struct cachepin_cache *c;
+	uint32_t **members;
+	uint32_t *nmem, *capmem;
+	uint64_t *set_miss;
+	uint32_t *cnt;		/* greedy proxy: hot lines per set */
+	double *rate;		/* and their fetches */
+	double scale;		/* 1 / misses after the greedy pass: geometries weigh alike */
+	uint32_t *sets;		/* scratch: touched sets */
+	uint64_t *newmiss;
+	uint32_t ntouched;
+};
+
+struct span {			/* a placed interval of the block */
+	uint64_t lo, hi;
+};
+
+struct planner {
+	const struct cachepin_model *m;
+	const struct cachepin_binary *bin;
+	const struct cachepin_plan_opts *o;
+	struct geo geo[CACHEPIN_PLAN_MAX_GEO];
+	size_t nr_geo;
+	uint64_t base, span_bytes;	/* block base, largest way span */
+	struct hunit *hu;
+	size_t nr_hu;
+	struct sitem *it;
+	size_t nr_it;
+	uint32_t *pos;		/* positions of each item's references, CSR */
+	/* placed intervals, sorted */
+	struct span *spans;
+	size_t nr_spans, cap_spans;
+	uint64_t limit;		/* block bytes available to hot units */
+	uint64_t rng;
+	/* scratch for merging */
+	uint64_t *heap;
+	size_t cap_heap;
+	uint64_t *lru;
+};
+
+static inline uint64_t rnd(struct planner *pl)
+{
+	uint64_t x = pl->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return pl->rng = x;
+}
+
+static inline uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static inline uint32_t addr_set(const struct geo *g, uint64_t addr)
+{
+	return cachepin_cache__set(g->c, addr);
+}
+
+/* Address of item IT if its unit sits at OFF. */
+static inline uint64_t item_addr_at(const struct planner *pl, const struct sitem *it,
+				    uint64_t off)
+{
+	return pl->base + off + it->uoff;
+}
+
+/* Distance between the phases tried for H: its alignment, 16 at least, a way span at most. */
+static inline uint64_t phase_step(const struct planner *pl, const struct hunit *h)
+{
+	uint64_t step = h->align > 16 ? h->align : 16;
+
+	return step > pl->span_bytes ? pl->span_bytes : step;
+}
+
+/*
+ * plan-setup.c: the planner of M for OPTS (geometries, hot units, search
+ * string, per-geometry tables with the fixed occupants), counting into
+ * PLAN what it finds.  0, -ENOENT (after logging: nothing movable is hot),
+ * -EINVAL or -ENOMEM; release PL with cachepin_plan_free() in any case.
+ */
+int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan);
+void cachepin_plan_free(struct planner *pl);
+
+/* plan-slot.c */
+/* Lowest free offset with OFF % span == PHASE for unit H, or -1. */
+int64_t cachepin_plan_find_slot(const struct planner *pl, const struct hunit *h, uint64_t phase);
+/* Bytes a slot at AT for H would strand in gaps too small for a cold unit. */
+uint64_t cachepin_plan_slot_waste(const struct planner *pl, uint64_t at, const struct hunit *h);
+/* Place H at OFF: intervals, item addresses, set members (no miss update). 0 or -ENOMEM. */
+int cachepin_plan_place(struct planner *pl, struct hunit *h, uint64_t off);
+void cachepin_plan_unplace(struct planner *pl, struct hunit *h);
+
+/* plan-sim.c */
+/* LRU misses of the references of ITEMS (N of them) on G, or UINT64_MAX on ENOMEM. */
+uint64_t cachepin_plan_sim_set(struct planner *pl, const struct geo *g, const uint32_t *items,
+			       uint32_t n);
+/* Simulate every set of every geometry; scale each to weigh 1.  0 or -ENOMEM. */
+int cachepin_plan_sim_all(struct planner *pl);
+uint64_t cachepin_plan_total_miss(const struct geo *g);
+int cachepin_plan_member_add(struct geo *g, uint32_t set, uint32_t item);
+void cachepin_plan_member_del(struct geo *g, uint32_t set, uint32_t item);
+
+/* plan-greedy.c */
+/*
+ * Set-pressure cost of H at PHASE summed over the geometries; with
+ * COMMIT, add (SIGN > 0) or remove its lines from the counts instead.
+ */
+double cachepin_plan_proxy_cost(struct planner *pl, const struct hunit *h, uint64_t phase,
+				bool commit, int sign);
+/* Place every hot unit, densest first, where it adds the least pressure.  0 or -ENOMEM. */
+int cachepin_plan_greedy(struct planner *pl);
+
+/* plan-search.c: both count their moves into PLAN; 0 or -ENOMEM */
+int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan);
+int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan);
+
+/* plan-fill.c: the units of PLAN in block order, the gaps filled.  0 or -ENOMEM. */
+int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);
+
+#endif

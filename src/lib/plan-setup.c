@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Setting up a search: the target geometries and the block alignment,
+ * the hot units (movable units holding modelled items, densest first),
+ * the shorter search string with its items (hot ones by unit, fixed
+ * ones by address) and, per geometry, the set tables with the fixed
+ * occupants the planner colours around.
+ */
+#include "plan-int.h"
+
+#define SEARCH_REFS_MIN (128u << 10)
+#define SEARCH_REFS_MAX (512u << 10)
+#define SEARCH_REFS_PER_ITEM 32	/* so that most granules get a fetch */
+
+/* The geometries of the options; the block alignment; *MAXWAYS. */
+static int setup_geos(struct planner *pl, struct cachepin_plan *plan, uint32_t *maxways)
+{
+	const struct cachepin_plan_opts *o = pl->o;
+	size_t i;
+
+	if (!o->nr_caches || o->nr_caches > CACHEPIN_PLAN_MAX_GEO)
+		return -EINVAL;
+	pl->nr_geo = o->nr_caches;
+	for (i = 0; i < o->nr_caches; i++) {
+		pl->geo[i].c = &o->caches[i];
+		pl->geo[i].scale = 1;
+		if (o->caches[i].way_span > plan->block_align)
+			plan->block_align = o->caches[i].way_span;
+		if (o->caches[i].ways > *maxways)
+			*maxways = o->caches[i].ways;
+	}
+	/* offsets repeat their sets, in every geometry, after the largest way span */
+	pl->span_bytes = plan->block_align;
+	return 0;
+}
+
+static int cmp_density(const void *a, const void *b)
+{
+	const struct hunit *x = a, *y = b;
+	double dx = x->weight / (double)(x->size ? x->size : 1);
+	double dy = y->weight / (double)(y->size ? y->size : 1);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+/*
+ * Hot units: movable units holding modelled items, each with the weight
+ * of its items, into pl->hu (UNIT_HU: unit -> index); *LOWEST the lowest
+ * address among them.  0 or -ENOMEM.
+ */
+static int collect_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *unit_hu,
+		       uint64_t *lowest)
+{
+	const struct cachepin_model *m = pl->m;
+	const struct cachepin_binary *bin = pl->bin;
+	size_t i, cap_hu = 0;
+
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *mi = &m->items[i];
+		const struct cachepin_func *f = &bin->funcs[mi->func];
+		const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
+		struct hunit *h;
+
+		if (!mi->count)
+			continue;
+		if (!u || !(u->flags & CACHEPIN_UNIT_MOVABLE) || (u->flags & CACHEPIN_UNIT_FIXED)) {
+			plan->hot_weight_fixed += mi->weight;
+			continue;
+		}
+		plan->hot_weight_placed += mi->weight;
+		if (unit_hu[f->unit] < 0) {
+			if (GROW(pl->hu, cap_hu, pl->nr_hu + 1))
+				return -ENOMEM;
+			h = &pl->hu[pl->nr_hu];
+			*h = (struct hunit){
+				.unit = (uint32_t)f->unit, .size = u->size,
+				.align = u->align ? u->align : 4, .off = -1,
+			};
+			h->room = align_up(u->size + pl->o->slack, h->align);
+			unit_hu[f->unit] = (int32_t)pl->nr_hu++;
+			if (u->addr < *lowest)
+				*lowest = u->addr;
+		}
+		pl->hu[unit_hu[f->unit]].weight += mi->weight;
+	}
+	return 0;
+}
+
+/*
+ * The hot units to place, densest first (at most max_hot of them), into
+ * pl->hu and UNIT_HU; the block base and the room it starts with.
+ * 0, -ENOENT after logging, or -ENOMEM.
+ */
+static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *unit_hu)
+{
+	const struct cachepin_plan_opts *o = pl->o;
+	uint64_t hot_bytes = 0, lowest = UINT64_MAX;
+	size_t i;
+	int err;
+
+	for (i = 0; i < pl->bin->nr_units; i++)
+		unit_hu[i] = -1;
+	if ((err = collect_hot(pl, plan, unit_hu, &lowest)))
+		return err;
+	if (!pl->nr_hu) {
+		pr_warn("no hot code is movable: nothing to plan\n");
+		pr_warn("hint: build with -ffunction-sections and pass the link map (--map)\n");
+		return -ENOENT;
+	}
+	sort_n(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_density);
+	if (o->max_hot && pl->nr_hu > o->max_hot)
+		pl->nr_hu = o->max_hot;
+	for (i = 0; i < pl->bin->nr_units; i++)
+		unit_hu[i] = -1;
+	for (i = 0; i < pl->nr_hu; i++) {
+		unit_hu[pl->hu[i].unit] = (int32_t)i;
+		hot_bytes += pl->hu[i].room;
+	}
+	plan->base = align_up(lowest, plan->block_align);
+	pl->base = plan->base;
+	/* room: the hot bytes plus a way span of freedom, in whole way spans */
+	pl->limit = align_up(hot_bytes + hot_bytes / 4, pl->span_bytes) + pl->span_bytes;
+	return 0;
+}
+
+/*
+ * The items of the search string: hot ones grouped by unit, in unit
+ * offset order; then fixed ones.  CNT: references of each model item in
+ * the search string; MAP gets model item -> search item.
+ */
+static void setup_items(struct planner *pl, struct cachepin_plan *plan, const int32_t *unit_hu,
+			const uint32_t *cnt, uint32_t *map)
+{
+	const struct cachepin_model *m = pl->m;
+	const struct cachepin_binary *bin = pl->bin;
+	size_t nit = 0, i, k;
+
+	for (k = 0; k < pl->nr_hu; k++) {
+		struct hunit *h = &pl->hu[k];
+		const struct cachepin_unit *u = &bin->units[h->unit];
+
+		h->first_item = (uint32_t)nit;
+		for (i = 0; i < m->nr_items; i++) {
+			const struct cachepin_model_item *mi = &m->items[i];
+			const struct cachepin_func *f = &bin->funcs[mi->func];
+
+			if (!cnt[i] || f->unit != (int)h->unit)
+				continue;
+			map[i] = (uint32_t)nit;
+			pl->it[nit++] = (struct sitem){
+				.func = mi->func, .hunit = (int32_t)k,
+				.uoff = f->addr - u->addr + mi->off, .count = cnt[i],
+			};
+		}
+		h->nr_items = (uint32_t)(nit - h->first_item);
+	}
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *mi = &m->items[i];
+		const struct cachepin_func *f = &bin->funcs[mi->func];
+
+		if (!cnt[i] || (f->unit >= 0 && unit_hu[f->unit] >= 0))
+			continue;
+		map[i] = (uint32_t)nit;
+		pl->it[nit] = (struct sitem){
+			.func = mi->func, .hunit = -1, .count = cnt[i],
+			.addr = f->addr + mi->off,
+		};
+		nit++;
+		plan->nr_unplaceable++;
+	}
+	pl->nr_it = nit;
+}
+
+/*
+ * The search string of REFS (NREFS model items) as pl->it and, per
+ * item, the positions of its references (CSR, in string order).
+ * 0 or -ENOMEM.
+ */
+static int setup_string(struct planner *pl, struct cachepin_plan *plan, const int32_t *unit_hu,
+			const uint32_t *refs, size_t nrefs)
+{
+	size_t nr_items = pl->m->nr_items, i, k;
+	uint32_t *cnt = calloc(nr_items + 1, sizeof(*cnt));
+	uint32_t *map = malloc((nr_items + 1) * sizeof(*map));
+	uint32_t *fillp = NULL;
+	int err = -ENOMEM;
+
+	pl->it = calloc(nr_items + 1, sizeof(*pl->it));
+	pl->pos = malloc((nrefs + 1) * sizeof(*pl->pos));
+	if (!cnt || !map || !pl->it || !pl->pos)
+		goto out;
+	for (i = 0; i < nrefs; i++)
+		cnt[refs[i]]++;
+	setup_items(pl, plan, unit_hu, cnt, map);
+	for (i = 0, k = 0; i < pl->nr_it; i++) {
+		pl->it[i].first_pos = (uint32_t)k;
+		k += pl->it[i].count;
+	}
+	fillp = calloc(pl->nr_it + 1, sizeof(*fillp));
+	if (!fillp)
+		goto out;
+	for (i = 0; i < nrefs; i++) {
+		uint32_t ii = map[refs[i]];
+
+		pl->pos[pl->it[ii].first_pos + fillp[ii]++] = (uint32_t)i;
+	}
+	err = 0;
+out:
+	free(fillp);
+	free(cnt);
+	free(map);
+	return err;
+}
+
+/* Per geometry: the set tables, and the fixed items as members.  0 or -ENOMEM. */
+static int setup_tables(struct planner *pl, uint32_t maxways)
+{
+	size_t gi, i;
+	int err;
+
+	pl->lru = calloc(maxways + 1, sizeof(*pl->lru));
+	if (!pl->lru)
+		return -ENOMEM;
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		struct geo *g = &pl->geo[gi];
+		uint32_t sets = g->c->sets;
+
+		g->members = calloc(sets, sizeof(*g->members));
+		g->nmem = calloc(sets, sizeof(*g->nmem));
+		g->capmem = calloc(sets, sizeof(*g->capmem));
+		g->set_miss = calloc(sets, sizeof(*g->set_miss));
+		g->cnt = calloc(sets, sizeof(*g->cnt));
+		g->rate = calloc(sets, sizeof(*g->rate));
+		g->sets = malloc((size_t)sets * 2 * sizeof(*g->sets));
+		g->newmiss = malloc((size_t)sets * 2 * sizeof(*g->newmiss));
+		if (!g->members || !g->nmem || !g->capmem || !g->set_miss || !g->cnt || !g->rate ||
+		    !g->sets || !g->newmiss)
+			return -ENOMEM;
+		/* fixed occupants */
+		for (i = 0; i < pl->nr_it; i++) {
+			const struct sitem *it = &pl->it[i];
+			uint32_t set = addr_set(g, it->addr);
+
+			if (it->hunit >= 0)
+				continue;
+			if ((err = cachepin_plan_member_add(g, set, (uint32_t)i)))
+				return err;
+			g->cnt[set]++;
+			g->rate[set] += it->count;
+		}
+	}
+	return 0;
+}
+
+int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan)
+{
+	const struct cachepin_model *m = pl->m;
+	int32_t *unit_hu = NULL;
+	uint32_t *refs = NULL, maxways = 0;
+	size_t nrefs = 0, L = m->nr_items * SEARCH_REFS_PER_ITEM;
+	int err;
+
+	if ((err = setup_geos(pl, plan, &maxways)))
+		return err;
+	unit_hu = malloc((pl->bin->nr_units + 1) * sizeof(*unit_hu));
+	if (!unit_hu)
+		return -ENOMEM;
+	if ((err = setup_hot(pl, plan, unit_hu)))
+		goto out;
+	L = L < SEARCH_REFS_MIN ? SEARCH_REFS_MIN : L > SEARCH_REFS_MAX ? SEARCH_REFS_MAX : L;
+	refs = cachepin_model__string(m, L, &nrefs);
+	err = refs ? setup_string(pl, plan, unit_hu, refs, nrefs) : -ENOMEM;
+	if (!err)
+		err = setup_tables(pl, maxways);
+out:
+	free(unit_hu);
+	free(refs);
+	return err;
+}
+
+void cachepin_plan_free(struct planner *pl)
+{
+	size_t gi;
+	uint32_t s;
+
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		struct geo *g = &pl->geo[gi];
+
+		if (g->members)
+			for (s = 0; s < g->c->sets; s++)
+				free(g->members[s]);
+		free(g->members);
+		free(g->nmem);
+		free(g->capmem);
+		free(g->set_miss);
+		free(g->cnt);
+		free(g->rate);
+		free(g->sets);
+		free(g->newmiss);
+	}
+	free(pl->spans);
+	free(pl->hu);
+	free(pl->it);
+	free(pl->pos);
+	free(pl->heap);
+	free(pl->lru);
+}
