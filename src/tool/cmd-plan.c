@@ -43,7 +43,6 @@ struct plan_args {
 	bool standalone;
 	struct cachepin_plan_opts po;
 	size_t refs;
-	unsigned int restarts;
 	bool whole;
 };
 
@@ -94,7 +93,7 @@ static int plan_opt(int id, const char *arg, void *ctx)
 	case OPT_RESTARTS:
 		if ((r = tool_parse_u64(arg, &v, "--restarts")) || !v || v > 64)
 			return r ? r : tool_error("--restarts takes 1 to 64") * EXIT_USAGE;
-		a->restarts = (unsigned int)v;
+		a->po.restarts = (unsigned int)v;
 		return 0;
 	case OPT_REFS:
 		if ((r = tool_parse_u64(arg, &v, "--refs")) || !v)
@@ -154,22 +153,73 @@ static char *derive_align_name(const char *out)
 	return s;
 }
 
+static double elapsed(const struct timespec *t0, const struct timespec *t1)
+{
+	return (double)(t1->tv_sec - t0->tv_sec) + (double)(t1->tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The figures of the plan on standard error; SC gets the header lines' scores. */
+static void plan_report(const struct plan_args *a, const struct cachepin_plan *plan, double secs,
+			struct cachepin_emit_score *sc)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nr_evals; i++) {
+		const struct cachepin_plan_eval *e = &plan->evals[i];
+		const struct cachepin_cache *c = &a->in.caches[i];
+
+		sc[i] = (struct cachepin_emit_score){
+			.cache = c->name, .fetches = e->fetches, .before = e->before,
+			.after = e->after, .repl = cachepin_repl_name(c->repl),
+		};
+		fprintf(stderr, "cachepin: %s (%s): modelled misses %" PRIu64 " -> %" PRIu64 " (%+.1f %%), LRU %" PRIu64 " -> %" PRIu64 "\n",
+			c->name, sc[i].repl, sc[i].before, sc[i].after,
+			sc[i].before ? 100.0 * ((double)sc[i].after - (double)sc[i].before) / (double)sc[i].before : 0,
+			e->lru_before, e->lru_after);
+	}
+	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
+		" bytes, %" PRIu64 " bytes of padding; search %" PRIu64 " -> %" PRIu64 " in %.2f s (%u of %u moves simulated, %u kept)\n",
+		plan->nr_hot, plan->nr_unplaceable, plan->nr_fill, plan->size, plan->pad,
+		plan->search_before, plan->search_after, secs, plan->moves_simulated,
+		plan->moves_tried, plan->moves_taken);
+	if (plan->pad > plan->pad_budget)
+		tool_warn("%" PRIu64 " bytes of padding exceed the budget of %" PRIu64
+			  " (--max-pad %" PRIu64 " per way span): too few small cold units to fill the gaps",
+			  plan->pad, plan->pad_budget, a->po.max_pad);
+}
+
+/* The alignment file, the ordering files asked for, then the fragment. */
+static int plan_write(const struct plan_args *a, const struct cachepin_plan *plan,
+		      const struct cachepin_model *m, const struct cachepin_profile *prof,
+		      const struct cachepin_emit_score *sc)
+{
+	struct cachepin_emit_info info = {
+		.version = cachepin_version(), .scores = sc, .nr_scores = plan->nr_evals,
+		.standalone = a->standalone, .head_object = a->first,
+		.profile_digest = cachepin_profile__digest(prof),
+	};
+	struct emit_ctx ec = { plan, m, &info, &a->in.caches[0] };
+
+	cachepin_binary__build_id_str(m->bin, info.build_id);
+	if (tool_write_file(a->align, emit_align, &ec) ||
+	    (a->lld && tool_write_file(a->lld, emit_lld, &ec)) ||
+	    (a->secorder && tool_write_file(a->secorder, emit_secorder, &ec)) ||
+	    tool_write_file(a->output, emit_lds, &ec))
+		return 1;
+	return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
-	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000 }, .restarts = 4 };
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 4 } };
+	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
+	struct cachepin_load load = { 0 };
 	struct cachepin_binary *bin = NULL;
-	struct cachepin_profile *prof = NULL;
 	struct cachepin_model *m = NULL;
-	struct cachepin_model_opts mo = { 0 };
 	struct cachepin_plan plan = { 0 };
-	struct cachepin_emit_score sc[8];
-	struct cachepin_emit_info info = { .version = cachepin_version() };
-	struct emit_ctx ec;
 	struct timespec t0, t1;
 	char *align_name = NULL;
-	struct cachepin_load load = { 0 };
 	int first, rc = 1, err;
-	size_t i;
 
 	first = tool_parse(tool_find_cmd("plan"), argc, argv, plan_opt, &a);
 	if (argc - first != 2) {
@@ -188,21 +238,16 @@ int cmd_plan(int argc, char **argv)
 	}
 	a.in.binary = argv[first];
 	bin = tool_open_binary(&a.in);
-	if (!bin)
+	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
-	if (tool_load_profile(&a.in, bin, argv[first + 1], &load))
-		goto out;
-	prof = load.profile;
-	mo.refs = a.refs;
-	mo.whole = a.whole;
-	m = cachepin_model__new(prof, bin, load.map, &mo);
+	m = cachepin_model__new(load.profile, bin, load.map,
+				&(struct cachepin_model_opts){ .refs = a.refs, .whole = a.whole });
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;
 	}
 	a.po.caches = a.in.caches;
 	a.po.nr_caches = a.in.nr_caches;
-	a.po.restarts = a.restarts;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = cachepin_plan__run(m, &a.po, &plan);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -211,41 +256,8 @@ int cmd_plan(int argc, char **argv)
 			tool_error("out of memory");
 		goto out;
 	}
-	for (i = 0; i < plan.nr_evals; i++) {
-		const struct cachepin_plan_eval *e = &plan.evals[i];
-		const struct cachepin_cache *c = &a.in.caches[i];
-
-		sc[i] = (struct cachepin_emit_score){
-			.cache = c->name, .fetches = e->fetches, .before = e->before,
-			.after = e->after, .repl = cachepin_repl_name(c->repl),
-		};
-		fprintf(stderr, "cachepin: %s (%s): modelled misses %" PRIu64 " -> %" PRIu64 " (%+.1f %%), LRU %" PRIu64 " -> %" PRIu64 "\n",
-			c->name, sc[i].repl, sc[i].before, sc[i].after,
-			sc[i].before ? 100.0 * ((double)sc[i].after - (double)sc[i].before) / (double)sc[i].before : 0,
-			e->lru_before, e->lru_after);
-	}
-	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
-		" bytes, %" PRIu64 " bytes of padding; search %" PRIu64 " -> %" PRIu64 " in %.2f s (%u of %u moves simulated, %u kept)\n",
-		plan.nr_hot, plan.nr_unplaceable, plan.nr_fill, plan.size, plan.pad, plan.search_before,
-		plan.search_after, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-		plan.moves_simulated, plan.moves_tried, plan.moves_taken);
-	if (plan.pad > plan.pad_budget)
-		fprintf(stderr, "cachepin: warning: %" PRIu64 " bytes of padding exceed the budget of %" PRIu64
-			" (--max-pad %" PRIu64 " per way span): too few small cold units to fill the gaps\n",
-			plan.pad, plan.pad_budget, a.po.max_pad);
-	info.scores = sc;
-	info.nr_scores = a.in.nr_caches;
-	info.standalone = a.standalone;
-	info.head_object = a.first;
-	info.profile_digest = cachepin_profile__digest(prof);
-	cachepin_binary__build_id_str(bin, info.build_id);
-	ec = (struct emit_ctx){ &plan, m, &info, &a.in.caches[0] };
-	if (tool_write_file(a.align, emit_align, &ec) ||
-	    (a.lld && tool_write_file(a.lld, emit_lld, &ec)) ||
-	    (a.secorder && tool_write_file(a.secorder, emit_secorder, &ec)) ||
-	    tool_write_file(a.output, emit_lds, &ec))
-		goto out;
-	rc = 0;
+	plan_report(&a, &plan, elapsed(&t0, &t1), sc);
+	rc = plan_write(&a, &plan, m, load.profile, sc);
 out:
 	free(align_name);
 	cachepin_plan__release(&plan);
