@@ -28,12 +28,6 @@ static void put_ranges(FILE *f, uint32_t *v, size_t n)
 	}
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 			  const struct cachepin_model *m, const struct cachepin_cache *c,
@@ -88,7 +82,7 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		uint64_t off = pu->off + (fn ? fn->addr - u->addr : 0);
 		size_t n = 0;
 
-		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cmp_u32);
+		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cachepin_cmp_u32);
 		for (j = 0; j < nsets[i]; j++)
 			if (!n || sets[i][n - 1] != sets[i][j])
 				sets[i][n++] = sets[i][j];

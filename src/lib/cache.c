@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include "cachepin/cache.h"
+#include "heap.h"
 #include "internal.h"
 
 const struct cachepin_cache_preset cachepin_cache_presets[] = {
@@ -145,22 +146,7 @@ bad:
 	return -EINVAL;
 }
 
-static uint64_t xorshift64(uint64_t *s)
-{
-	uint64_t x = *s;
 
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Dense ids 0..*nuniq-1 for the distinct values of LINES. */
 static uint32_t *dense_ids(const uint64_t *lines, size_t n, size_t *nuniq, uint64_t **uniq_out)
@@ -175,7 +161,7 @@ static uint32_t *dense_ids(const uint64_t *lines, size_t n, size_t *nuniq, uint6
 		return NULL;
 	}
 	memcpy(u, lines, n * sizeof(*u));
-	sort_n(u, n, sizeof(*u), cmp_u64);
+	sort_n(u, n, sizeof(*u), cachepin_cmp_u64);
 	for (i = 0; i < n; i++)
 		if (!k || u[k - 1] != u[i])
 			u[k++] = u[i];
@@ -273,7 +259,7 @@ static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl
 		if (fill[set] < c->ways) {
 			victim = fill[set]++;
 		} else if (repl == CACHEPIN_REPL_RANDOM) {
-			victim = (uint32_t)(xorshift64(&rng) % c->ways);
+			victim = (uint32_t)(cachepin_xorshift64(&rng) % c->ways);
 		} else if (repl == CACHEPIN_REPL_RR) {
 			victim = rr[set];
 			rr[set] = (rr[set] + 1) % c->ways;
@@ -312,43 +298,9 @@ struct heap_ent {
 	uint32_t id;
 };
 
-static void heap_push(struct heap_ent *h, size_t *nh, struct heap_ent e)
-{
-	size_t i = (*nh)++;
-
-	while (i) {
-		size_t p = (i - 1) / 2;
-
-		if (h[p].key >= e.key)
-			break;
-		h[i] = h[p];
-		i = p;
-	}
-	h[i] = e;
-}
-
-static struct heap_ent heap_pop(struct heap_ent *h, size_t *nh)
-{
-	struct heap_ent top = h[0], e = h[--*nh];
-	size_t i = 0, n = *nh;
-
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		size_t mk = e.key;
-
-		if (l < n && h[l].key > mk)
-			m = l, mk = h[l].key;
-		if (r < n && h[r].key > mk)
-			m = r;
-		if (m == i)
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	if (n)
-		h[i] = e;
-	return top;
-}
+/* A max-heap of next uses (Belady). */
+#define next_later(a, b) ((a).key > (b).key)
+HEAP_DEFINE(nexth, struct heap_ent, next_later)
 
 /*
  * A fully associative cache of CAP lines on the dense IDS (N of them,
@@ -453,7 +405,7 @@ static uint64_t fa_opt(const struct fa_run *a)
 		if (in[id]) {
 			fa_count(a, i, false);
 			cur[id] = next[i];
-			heap_push(heap, &nh, (struct heap_ent){ next[i], id });
+			nexth_push(heap, &nh, (struct heap_ent){ next[i], id });
 			continue;
 		}
 		total++;
@@ -463,10 +415,10 @@ static uint64_t fa_opt(const struct fa_run *a)
 
 			/* skip stale entries */
 			do {
-				e = heap_pop(heap, &nh);
+				e = nexth_pop(heap, &nh);
 			} while (!in[e.id] || cur[e.id] != e.key);
 			if (next[i] >= e.key) {
-				heap_push(heap, &nh, e);	/* bypass */
+				nexth_push(heap, &nh, e);	/* bypass */
 				continue;
 			}
 			in[e.id] = 0;
@@ -474,7 +426,7 @@ static uint64_t fa_opt(const struct fa_run *a)
 		}
 		in[id] = 1;
 		cur[id] = next[i];
-		heap_push(heap, &nh, (struct heap_ent){ next[i], id });
+		nexth_push(heap, &nh, (struct heap_ent){ next[i], id });
 		nres++;
 	}
 out:
@@ -507,7 +459,7 @@ static uint64_t fa_random(const struct fa_run *a, uint64_t seed)
 		total++;
 		fa_count(a, i, true);
 		if (nres == a->cap) {
-			k = (size_t)(xorshift64(&rng) % a->cap);
+			k = (size_t)(cachepin_xorshift64(&rng) % a->cap);
 			in[res[k]] = 0;
 			res[k] = res[--nres];
 		}

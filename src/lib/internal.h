@@ -57,6 +57,21 @@ static inline uint64_t get_u64(const void *p, bool be)
 	return (uint64_t)get_u32(b + 4, false) << 32 | get_u32(b, false);
 }
 
+/* Marsaglia's xorshift64: the library's one PRNG (*S must not be 0). */
+static inline uint64_t cachepin_xorshift64(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+/* qsort() comparators of plain unsigned keys, ascending. */
+int cachepin_cmp_u64(const void *a, const void *b);
+int cachepin_cmp_u32(const void *a, const void *b);
+
 /* FNV-1a, for cheap stable hashes (profile digests, PRNG seeds). */
 static inline uint64_t cachepin_fnv1a(uint64_t h, const void *p, size_t n)
 {

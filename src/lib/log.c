@@ -61,3 +61,17 @@ char *cachepin_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
+
+int cachepin_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int cachepin_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}

@@ -81,12 +81,7 @@ struct planner {
 
 static inline uint64_t rnd(struct planner *pl)
 {
-	uint64_t x = pl->rng;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return pl->rng = x;
+	return cachepin_xorshift64(&pl->rng);
 }
 
 static inline uint64_t align_up(uint64_t v, uint64_t a)

@@ -4,6 +4,7 @@
  * search-string items whose lines map to it, hot or fixed) are merged in
  * time order and run through an LRU stack of the set's ways.
  */
+#include "heap.h"
 #include "plan-int.h"
 
 int cachepin_plan_member_add(struct geo *g, uint32_t set, uint32_t item)
@@ -47,39 +48,9 @@ static int heap_reserve(struct planner *pl, uint32_t n)
 	return 0;
 }
 
-/* Push KEY onto the min-heap H of *NH keys. */
-static void heap_push(uint64_t *h, size_t *nh, uint64_t key)
-{
-	size_t i = (*nh)++;
-
-	while (i && h[(i - 1) / 2] > key) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = key;
-}
-
-/* Put KEY in place of the top of the min-heap H of NH keys (none: it was the last). */
-static void heap_replace_top(uint64_t *h, size_t nh, uint64_t key)
-{
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, mm = i;
-		uint64_t mk = key;
-
-		if (l < nh && h[l] < mk)
-			mm = l, mk = h[l];
-		if (r < nh && h[r] < mk)
-			mm = r;
-		if (mm == i)
-			break;
-		h[i] = h[mm];
-		i = mm;
-	}
-	if (nh)
-		h[i] = key;
-}
+/* A min-heap of (position << 24 | member) keys: the next reference first. */
+#define pos_earlier(a, b) ((a) < (b))
+HEAP_DEFINE(posh, uint64_t, pos_earlier)
 
 /*
  * Reference LINE in the LRU stack LRU (*FILL lines of at most WAYS,
@@ -126,7 +97,7 @@ uint64_t cachepin_plan_sim_set(struct planner *pl, const struct geo *g, const ui
 
 		cur[k] = 0;
 		if (it->count)
-			heap_push(h, &nh, (uint64_t)pl->pos[it->first_pos] << 24 | k);
+			posh_push(h, &nh, (uint64_t)pl->pos[it->first_pos] << 24 | k);
 	}
 	while (nh) {
 		uint32_t kk = (uint32_t)(h[0] & 0xffffff);
@@ -138,7 +109,7 @@ uint64_t cachepin_plan_sim_set(struct planner *pl, const struct geo *g, const ui
 			key = (uint64_t)pl->pos[it->first_pos + cur[kk]] << 24 | kk;
 		else
 			key = h[--nh];
-		heap_replace_top(h, nh, key);
+		posh_replace_top(h, nh, key);
 	}
 	return miss;
 }

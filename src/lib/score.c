@@ -9,12 +9,6 @@
 
 #define SEED 0x5eed5eedULL	/* of the random policy: scores are reproducible */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static size_t find_line(const uint64_t *u, size_t n, uint64_t v)
 {
@@ -78,7 +72,7 @@ static int item_lines(struct layout *l, const uint64_t *faddr)
 		l->iline[i] = a >> l->c->line_shift;
 		l->uniq[i] = l->iline[i];
 	}
-	sort_n(l->uniq, m->nr_items, sizeof(*l->uniq), cmp_u64);
+	sort_n(l->uniq, m->nr_items, sizeof(*l->uniq), cachepin_cmp_u64);
 	for (i = 0; i < m->nr_items; i++)
 		if (!l->nu || l->uniq[l->nu - 1] != l->uniq[i])
 			l->uniq[l->nu++] = l->uniq[i];
