@@ -20,6 +20,9 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# CFLAGS and LDFLAGS are the user's; what this Makefile needs goes into
+# ALL_CFLAGS and ALL_LDFLAGS, so that `make SANITIZE=address CFLAGS=-O1`
+# still sanitizes.
 CFLAGS ?= -g -O2
 WARNINGS := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2
@@ -27,8 +30,8 @@ ifeq ($(DEVELOPER),1)
 WARNINGS += -Werror
 endif
 ifneq ($(SANITIZE),)
-CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=$(SANITIZE)
+SAN_CFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+SAN_LDFLAGS := -fsanitize=$(SANITIZE)
 endif
 
 # libelf and libzstd ship a .pc; libdwarf (Debian 12) and libbfd do not.
@@ -42,7 +45,9 @@ BFD_LIBS ?= $(shell for l in bfd-multiarch bfd; do \
 	then echo -l$$l; break; fi; done)
 
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) -Iinclude -Isrc/lib $(PC_CFLAGS) $(DWARF_CFLAGS) \
-	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 $(CFLAGS)
+	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 $(CFLAGS) \
+	$(SAN_CFLAGS)
+ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 ALL_LDLIBS := $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm $(LDLIBS)
 
 LIB_SRCS := $(sort $(wildcard src/lib/*.c))
@@ -68,7 +73,7 @@ all: $(BIN)
 
 $(BIN): $(TOOL_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(ALL_LDLIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(ALL_LDLIBS)
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -82,17 +87,17 @@ build/%.o: src/%.c
 build/tests/unit/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
 
 build/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
 
 build/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
 
 test-progs: $(BIN) $(UNIT_BINS) $(TTOOL_BINS) $(BENCH_BINS)
 
