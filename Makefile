@@ -8,9 +8,18 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/cachepin
 DESTDIR ?=
-PKG_CONFIG ?= pkg-config
-CC ?= cc
 INSTALL ?= install
+
+# CROSS_COMPILE=arm-linux-gnueabihf- builds with that toolchain (as the
+# kernel's and libbpf's Makefiles); CC, AR and PKG_CONFIG from the command
+# line or the environment win.
+ifeq ($(origin CC),default)
+CC = $(CROSS_COMPILE)gcc
+endif
+ifeq ($(origin AR),default)
+AR = $(CROSS_COMPILE)ar
+endif
+PKG_CONFIG ?= $(CROSS_COMPILE)pkg-config
 
 ifeq ($(V),1)
 Q =
@@ -77,7 +86,7 @@ $(BIN): $(TOOL_OBJS) $(LIB)
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 build/%.o: src/%.c
 	@mkdir -p $(dir $@)
