@@ -69,7 +69,9 @@ TOOL_OBJS := $(TOOL_SRCS:src/%.c=build/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/tests/unit/%)
 TTOOL_BINS := $(TTOOL_SRCS:tests/tools/%.c=build/tests/tools/%)
 BENCH_BINS := build/bench/c3
-DEPS := $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_BINS:=.d) $(TTOOL_BINS:=.d) $(BENCH_BINS:=.d)
+# programs built from one source file each, linked against the library
+PROGS := $(UNIT_BINS) $(TTOOL_BINS) $(BENCH_BINS)
+DEPS := $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(PROGS:=.d)
 
 LIB := build/libcachepin.a
 BIN := cachepin
@@ -93,22 +95,13 @@ build/%.o: src/%.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/tests/unit/%: tests/unit/%.c $(LIB)
+# unit tests (tests/unit), test tools (tests/tools), bench programs (bench)
+$(PROGS): build/%: %.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
 
-build/tests/tools/%: tests/tools/%.c $(LIB)
-	@mkdir -p $(dir $@)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
-
-build/bench/%: bench/%.c $(LIB)
-	@mkdir -p $(dir $@)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
-
-test-progs: $(BIN) $(UNIT_BINS) $(TTOOL_BINS) $(BENCH_BINS)
+test-progs: $(BIN) $(PROGS)
 
 # The README's test command.  Installs what the tests need (Debian), then
 # runs the unit tests and every tests/run-*.sh.
