@@ -49,15 +49,19 @@ PC_LIBS := $(shell $(PKG_CONFIG) --libs libelf libzstd 2>/dev/null || echo -lelf
 DWARF_CFLAGS ?= $(shell test -d /usr/include/libdwarf && echo -I/usr/include/libdwarf)
 DWARF_LIBS ?= -ldwarf -lz
 # A libbfd that knows ARM and MIPS relocations: Debian's binutils-multiarch-dev.
-BFD_LIBS ?= $(shell for l in bfd-multiarch bfd; do \
-	if echo 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null -l$$l 2>/dev/null; \
-	then echo -l$$l; break; fi; done)
+# The probe compiles a program, so it runs once, when something is first
+# linked, and build/bfd-libs keeps its answer (`make clean` after changing
+# CC).  BFD_LIBS=... skips it.
+ifeq ($(origin BFD_LIBS),undefined)
+BFD_PROBE := build/bfd-libs
+BFD_LIBS = $(file < $(BFD_PROBE))
+endif
 
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) -Iinclude -Isrc/lib $(PC_CFLAGS) $(DWARF_CFLAGS) \
 	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 $(CFLAGS) \
 	$(SAN_CFLAGS)
 ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
-ALL_LDLIBS := $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm $(LDLIBS)
+ALL_LDLIBS = $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm $(LDLIBS)
 
 LIB_SRCS := $(sort $(wildcard src/lib/*.c))
 TOOL_SRCS := $(sort $(wildcard src/tool/*.c))
@@ -82,7 +86,7 @@ MANS := $(wildcard man/*.1 man/*.5)
 
 all: $(BIN)
 
-$(BIN): $(TOOL_OBJS) $(LIB)
+$(BIN): $(TOOL_OBJS) $(LIB) | $(BFD_PROBE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(ALL_LDLIBS)
 
@@ -90,13 +94,20 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
+build/bfd-libs:
+	@mkdir -p $(dir $@)
+	$(call msg,PROBE,$@)
+	$(Q)for l in bfd-multiarch bfd; do \
+		if echo 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null -l$$l 2>/dev/null; \
+		then echo -l$$l; break; fi; done > $@
+
 build/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # unit tests (tests/unit), test tools (tests/tools), bench programs (bench)
-$(PROGS): build/%: %.c $(LIB)
+$(PROGS): build/%: %.c $(LIB) | $(BFD_PROBE)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
