@@ -114,11 +114,13 @@ $(PROGS): build/%: %.c $(LIB) | $(BFD_PROBE)
 
 test-progs: $(BIN) $(PROGS)
 
-# The README's test command.  Installs what the tests need (Debian), then
-# runs the unit tests and every tests/run-*.sh.
+# The README's test command.  Installs what the tests need (Debian), checks
+# that every public header compiles alone, then runs the unit tests and
+# every tests/run-*.sh, as many at a time as make's -j says; each test's
+# output is in tests/out/NAME.log.
 check:
 	$(Q)scripts/install-deps --test
-	$(Q)$(MAKE) --no-print-directory test-progs
+	$(Q)$(MAKE) --no-print-directory test-progs hdr-check
 	$(Q)tests/run-all.sh
 
 # The kernel lab (tests/kernel/lab.sh): ARM32 and MIPS kernels built,
