@@ -1,0 +1,179 @@
+#!/bin/sh
+# Exact output of score, plan, check and profile on a fixed ARM program (tests/src/golden.s) and a hot list.
+. "$(dirname "$0")/test-subr.sh"
+need_cmd arm-linux-gnueabihf-as arm-linux-gnueabihf-ld
+
+# Everything by relative name, so that no path of this machine gets into
+# the objects, the maps or the outputs.
+cp "$srcdir/src/golden.s" "$srcdir/src/golden.lds" .
+: > text-layout.lds
+arm-linux-gnueabihf-as -o golden.o golden.s || fail "assembling golden.s failed"
+link() { arm-linux-gnueabihf-ld --build-id=none -T golden.lds -Map="$1.map" -o "$1" golden.o; }
+link golden || fail "linking golden failed"
+cat > hot.txt <<'EOF'
+route 400
+lookup 300
+hash 200
+parse 150
+csum 100
+queue 50
+EOF
+# the version and the search time are no part of the expected text
+ver=$($CACHEPIN --version | sed 's/^cachepin //')
+unversion() { sed "s/cachepin $ver; /cachepin VERSION; /" "$@"; }
+untime() { sed 's/ in [0-9.]* s (/ in X s (/' "$@"; }
+
+# 1K:2:32: 16 sets of two 32-byte lines, a 512-byte way span.  route,
+# lookup, hash and parse all start at set 0: four hot lines in sets 0 and
+# 1, three in set 2.  Weight is spread over a function's 16-byte granules
+# (route: 50 per granule), so set 0 holds 50 of route (which starts at
+# +0x10), 100 each of lookup and hash and 30 of parse: 280 of 1200.
+testrun_compare $CACHEPIN score --map golden.map -c 1K:2:32 golden hot.txt <<'EOF'
+binary 'golden': arm, ELF32 LE, 12 functions, 12 units
+profile: 6 samples, 6 matched (100.0 %), event -, 6 functions, 0 edges
+model: 2097141 reference string entries over 33 granules, order from weight (no call edges); 0.00 % of the weight too cold to model
+
+cache 1K:2:32: 1 KiB, 2-way, 32 B lines, 16 sets, way span 512 B (CPU replaces lru)
+  line fetches                   1334100   hot lines 18 (0.6 x capacity)
+  misses LRU                       659073    494.02 per 1000 fetches   <- this CPU
+  misses pseudo-random             535046    401.05 per 1000 fetches
+  misses round-robin               655365    491.24 per 1000 fetches
+  misses optimal (same sets)       306996    230.11 per 1000 fetches
+  fully associative LRU               18      0.01 per 1000 fetches
+  fully associative optimal           18      0.01 per 1000 fetches
+  conflict part (LRU - fully associative LRU) +659055 (100.0 %)
+  sets with hot lines 8 of 16; over 2 hot lines: 3
+
+  worst sets (LRU misses)
+    set lines weight%  miss-lru  miss-rnd  hottest lines (function+offset)
+      0     4   23.33    288357    225942  lookup+0x0 hash+0x0 route+0x0 parse+0x0
+      1     4   27.50    288357    226908  route+0x10 lookup+0x20 hash+0x20 parse+0x20
+      2     3   19.17     82352     82189  route+0x30 lookup+0x40 parse+0x40
+      3     2   10.83         2         2  route+0x50 parse+0x60
+      4     2    6.67         2         2  route+0x70 parse+0x80
+      5     1    8.33         1         1  csum+0x0
+      6     1    2.78         1         1  queue+0x0
+      7     1    1.39         1         1  queue+0x20
+
+  functions fighting over sets (misses they suffer where they share over-full sets)
+     misses  sets  pair
+     202831     3  route <-> lookup
+     174762     2  route <-> hash
+     174762     2  lookup <-> hash
+      78642     3  route <-> parse
+      78642     3  lookup <-> parse
+      52428     2  hash <-> parse
+EOF
+
+# The plan: the 17 hot lines (route aligned takes 4) in 15 sets, no set
+# over two; the gaps filled with init and log_msg, 56 bytes of padding.
+# The map gives no alignment, so a unit keeps the lowest set bit of its
+# address (up to 64): queue and parse at multiples of 64, csum of 32.
+$CACHEPIN plan --map golden.map -c 1K:2:32 -o plan.lds golden hot.txt 2> plan.err ||
+	{ cat plan.err; fail "plan failed"; }
+testrun_compare untime plan.err <<'EOF'
+cachepin: 1K:2:32 (lru): modelled misses 659073 -> 17 (-100.0 %), LRU 659073 -> 17
+cachepin: 6 hot units (0 fixed hot granules stay), 2 fill units, 992 bytes, 56 bytes of padding; search 17 -> 17 in X s (623 of 6000 moves simulated, 0 kept)
+EOF
+testrun_compare unversion plan.lds <<'EOF'
+/*
+ * cachepin VERSION; binary build-id -; profile d0a231898b0bbbe2
+ * block aligned to 512 bytes, 992 bytes: 6 hot units, 2 fill units, 56 bytes of padding
+ * cache 1K:2:32 (lru): modelled misses before 659073 after 17 of 1334100 fetches (-100.0 %)
+ * Hot units sit at fixed offsets from __cachepin_start; cold units fill the gaps.
+ */
+. = ALIGN(0x200);
+__cachepin_start = .;
+*(.text.route)
+. = MAX(., __cachepin_start + 0x80);
+*(.text.lookup)
+. = MAX(., __cachepin_start + 0x100);
+*(.text.hash)
+. = MAX(., __cachepin_start + 0x140);
+*(.text.queue)
+*(.text.init)	/* fill */
+. = MAX(., __cachepin_start + 0x2e0);
+*(.text.csum)
+*(.text.log_msg)	/* fill */
+. = MAX(., __cachepin_start + 0x340);
+*(.text.parse)
+__cachepin_end = .;
+EOF
+testrun_compare unversion plan.align <<'EOF'
+# cachepin-align 1
+# cachepin VERSION; binary build-id -; profile d0a231898b0bbbe2
+# block aligned to 512 bytes, 992 bytes: 6 hot units, 2 fill units, 56 bytes of padding
+# cache 1K:2:32 (lru): modelled misses before 659073 after 17 of 1334100 fetches (-100.0 %)
+block-align 512
+cache 1K:2:32 32 16
+# kind symbol object section offset align first-set hot-lines sets
+hot route golden.o .text.route 0x0 16 0 4 0-3
+hot lookup golden.o .text.lookup 0x80 64 4 3 4-6
+hot hash golden.o .text.hash 0x100 64 8 2 8-9
+hot queue golden.o .text.queue 0x140 64 10 2 10-11
+fill init golden.o .text.init 0x170 16 11 0 -
+hot csum golden.o .text.csum 0x2e0 32 7 1 7
+fill log_msg golden.o .text.log_msg 0x300 8 8 0 -
+hot parse golden.o .text.parse 0x340 64 10 5 10-14
+EOF
+
+# Relinked with the fragment at the start of .text (as the kernel hook
+# INCLUDEs it): every unit where the plan put it, and the score is the
+# plan's "after", only the compulsory misses.
+cp plan.lds text-layout.lds
+link golden.new || fail "relinking with the plan failed"
+testrun_compare $CACHEPIN check golden.new plan.align <<'EOF'
+block start 0x10000, aligned to 512
+ok: 8 of 8 units at their planned offsets; 0 fill units moved (cold code, -v lists them)
+EOF
+$CACHEPIN score --map golden.new.map -c 1K:2:32 golden.new hot.txt > new.score ||
+	fail "score of the relinked program failed"
+testrun_compare sed -n '/misses LRU/p; /over 2 hot lines/p' new.score <<'EOF'
+  misses LRU                           17      0.01 per 1000 fetches   <- this CPU
+  sets with hot lines 15 of 16; over 2 hot lines: 0
+EOF
+
+# The stock link against the plan: offsets from the first hot unit, the
+# moved ones named with both sets, a failure.
+if $CACHEPIN check golden plan.align > stock.check; then
+	fail "check of the stock link passed"
+fi
+testrun_compare cat stock.check <<'EOF'
+no __cachepin_start in 'golden': offsets taken from 'route'
+moved: hot lookup planned +0x80 (set 4), now +0x1f0 (set 0)
+moved: hot hash planned +0x100 (set 8), now +0x3f0 (set 0)
+moved: hot queue planned +0x140 (set 10), now +0x6b0 (set 6)
+moved: hot csum planned +0x2e0 (set 7), now +0x690 (set 5)
+moved: hot parse planned +0x340 (set 10), now +0x5f0 (set 0)
+FAILED: 1 of 8 units in place, 5 hot moved, 0 missing
+EOF
+
+# The profile of the hot list: one sample per line, weights as given,
+# sizes from the symbols, and the calls between hot functions that the
+# object's relocations show (_start is not hot: its calls are no edges).
+$CACHEPIN profile --map golden.map --objects golden.o -o golden.profile golden hot.txt ||
+	fail "profile failed"
+testrun_compare cat golden.profile <<'EOF'
+# cachepin-profile 1
+event -
+binary golden
+build-id -
+granule 16
+samples 6 6
+period 1200 1200
+f route - 400 1 400 128
+f lookup - 300 1 300 96
+f hash - 200 1 200 64
+f parse - 150 1 150 160
+f csum - 100 1 100 32
+f queue - 50 1 50 48
+e route - lookup - - 0 s
+e lookup - hash - - 0 s
+e parse - csum - - 0 s
+EOF
+
+# no path of this machine in what the test made
+for f in golden golden.o golden.map golden.new golden.new.map plan.lds plan.align golden.profile; do
+	! grep -qF -e "$top" -e "$testdir" "$f" || fail "'$f' holds a path of the build machine"
+done
+exit 0
