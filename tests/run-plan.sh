@@ -6,6 +6,37 @@ need_cmd arm-linux-gnueabihf-gcc mips-linux-gnu-gcc gcc perf
 cp "$top/examples/natsim/natsim.c" .
 awk '$1 == "f" && $4 > 0 { print $2, $4 }' "$top/examples/natsim/natsim.profile" > hot.txt
 
+# frame FRAGMENT: the fragment without its header and unit lines
+frame() {
+	sed -e '/^ \* \(cachepin\|block aligned\|cache\) /d' \
+	    -e '/^\t*\. = MAX(\., __cachepin_start + 0x[0-9a-f]*);$/d' \
+	    -e '/^\t*\*[^ ]*([^ )]*)\(\t\/\* fill \*\/\)\{0,1\}$/d' "$1"
+}
+# same_units FRAGMENT TAG: the fragment carries the header of TAG.align and
+# its units (kind and section) in its order
+same_units() {
+	sed -n 's/^ \* \(\(cachepin\|block aligned\|cache\) \)/# \1/p' "$1" > "$1.head"
+	grep '^# \(cachepin\|block aligned\|cache\) ' "$2.align" | diff -u - "$1.head" ||
+		fail "'$1': header differs from the alignment file's"
+	awk '/^\t*\*[^ ]*\([^ )]*\)/ { s = $1; sub(/^[^(]*\(/, "", s); sub(/\).*/, "", s)
+		print (/\/\* fill \*\/$/ ? "fill" : "hot"), s }' "$1" > "$1.units"
+	awk '$1 == "hot" || $1 == "fill" { print $1, $4 }' "$2.align" | diff -u - "$1.units" ||
+		fail "'$1': units differ from the alignment file's"
+}
+# check_ok TAG BINARY REPORT: REPORT is check's whole report of a good
+# link: the block start the symbol table says, every unit counted
+check_ok() {
+	start=$(readelf -sW "$2" | awk '$8 == "__cachepin_start" { print $2 }')
+	n=$(grep -c '^\(hot\|fill\) ' "$1.align")
+	balign=$(awk '$1 == "block-align" { print $2 }' "$1.align")
+	moved=$(sed -n 's/^ok: .*; \([0-9]*\) fill units moved .*/\1/p' "$3")
+	[ -n "$start" ] && [ -n "$moved" ] || { cat "$3"; fail "$2: check did not say ok"; }
+	testrun_compare cat "$3" <<EOF
+block start $(printf '0x%x' $((0x$start))), aligned to $balign
+ok: $((n - moved)) of $n units at their planned offsets; $moved fill units moved (cold code, -v lists them)
+EOF
+}
+
 # CC TAG CACHE [extra ld flags]: build, plan, relink, check
 roundtrip() {
 	cc=$1 tag=$2 cache=$3 hot=${HOT:-hot.txt}; shift 3
@@ -14,12 +45,25 @@ roundtrip() {
 	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.lds $tag $hot 2> $tag.plan.err ||
 		{ cat $tag.plan.err; fail "$tag: plan failed"; }
 	[ -s $tag.align ] || fail "$tag: no alignment file"
-	grep -q '\. = ALIGN(0x' $tag.lds && grep -q '__cachepin_start = \.;' $tag.lds &&
-		grep -q '^INSERT BEFORE \.text;' $tag.lds || fail "$tag: fragment lacks its parts"
+	testrun_compare frame $tag.lds <<'EOF'
+/*
+ * Hot units sit at fixed offsets from __cachepin_start; cold units fill the gaps.
+ */
+SECTIONS
+{
+	.text.hot : {
+		. = ALIGN(0x2000);
+		__cachepin_start = .;
+		__cachepin_end = .;
+	}
+}
+INSERT BEFORE .text;
+EOF
+	same_units $tag.lds $tag
 	$cc -O2 -ffunction-sections -static -Wl,-T,$tag.lds -o $tag.new natsim.c "$@" ||
 		fail "$tag: relink with the fragment failed"
 	$CACHEPIN check $tag.new $tag.align > $tag.check || { cat $tag.check; fail "$tag: check failed"; }
-	grep -q '^ok: ' $tag.check || fail "$tag: check did not say ok"
+	check_ok $tag $tag.new $tag.check
 	# the score of the relinked binary is the plan's "after"
 	after=$(sed -n "s/.*cache \([^ ]*\) ([a-z-]*): modelled misses before [0-9]* after \([0-9]*\) .*/\2/p" $tag.lds | head -1)
 	repl=$(sed -n "s/.*cache [^ ]* (\([a-z-]*\)): modelled.*/\1/p" $tag.lds | head -1)
@@ -69,6 +113,7 @@ if gcc -fuse-ld=lld -o lldtest natsim.c 2>/dev/null; then
 	gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,-T,x86.lds -o x86.lld natsim.c ||
 		fail "lld rejects the fragment"
 	$CACHEPIN check x86.lld x86.align > lld.check || { cat lld.check; fail "check after lld failed"; }
+	check_ok x86 x86.lld lld.check
 	# lld's symbol ordering file: accepted, and the first planned hot function comes first
 	$CACHEPIN plan --map x86.map -c 32K:4:32 -o x86.plain.lds --lld-order x86.order x86 hot.txt 2>/dev/null
 	gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,--symbol-ordering-file=x86.order \
@@ -85,16 +130,33 @@ fi
 
 # ordering file for GNU ld 2.43+: well-formed
 $CACHEPIN plan --map x86.map -c 32K:4:32 -o x86.frag.lds --section-order x86.secorder x86 hot.txt 2>/dev/null
-grep -q '^\.text : {$' x86.secorder && grep -q '^}$' x86.secorder || fail "bad section ordering file"
+sed '/^\t\*/d' x86.secorder > secorder.frame
+testrun_compare cat secorder.frame <<'EOF'
+/* GNU ld >= 2.43 --section-ordering-file: prepended to .text, no padding */
+.text : {
+}
+EOF
+awk '$1 == "hot" || $1 == "fill" { print $4 }' x86.frag.align > secorder.expect
+sed -n 's/^\t\*[^ (]*(\([^ )]*\))$/\1/p' x86.secorder | diff -u secorder.expect - ||
+	fail "the section ordering file has other units than the plan"
 
 # the kernel form (no --standalone) has no SECTIONS wrapper, and works the way
 # the kernel hook uses it: INCLUDEd at the start of the .text output section
-grep -q SECTIONS x86.frag.lds && fail "plain fragment has a SECTIONS wrapper"
+testrun_compare frame x86.frag.lds <<'EOF'
+/*
+ * Hot units sit at fixed offsets from __cachepin_start; cold units fill the gaps.
+ */
+. = ALIGN(0x2000);
+__cachepin_start = .;
+__cachepin_end = .;
+EOF
+same_units x86.frag.lds x86.frag
 ld --verbose | awk '/^====/ { p = !p; next } p' |
 	awk -v inc="$PWD/x86.frag.lds" '{ print } /^  \.text  *:/ { t = 1; next } t && /^  \{/ { print "    INCLUDE " inc; t = 0 }' > full.lds
 grep -q '^    INCLUDE ' full.lds || fail "could not put INCLUDE into the default script"
 gcc -O2 -ffunction-sections -static -Wl,-T,full.lds -o x86.included natsim.c || fail "link with INCLUDE failed"
 $CACHEPIN check x86.included x86.frag.align > inc.check || { cat inc.check; fail "check after INCLUDE failed"; }
+check_ok x86.frag x86.included inc.check
 
 # a unit that no longer exists: the linker says nothing, check fails
 sed 's/fib_table_lookup/fib_table_lookup_v2/g' natsim.c > natsim2.c
@@ -102,9 +164,14 @@ gcc -O2 -ffunction-sections -static -Wl,-T,x86.lds -o x86.stale natsim2.c || fai
 if $CACHEPIN check x86.stale x86.align > stale.check; then
 	fail "check passed although fib_table_lookup is gone"
 fi
-grep -q '^missing: fib_table_lookup ' stale.check || { cat stale.check; fail "check did not name the missing unit"; }
+obj=$(awk '$2 == "fib_table_lookup" { print $3 }' x86.align)
+grep -qxF "missing: fib_table_lookup ($obj:.text.fib_table_lookup) is not in 'x86.stale'" stale.check ||
+	{ cat stale.check; fail "check did not name the missing unit"; }
 grep -q '^FAILED: ' stale.check || fail "no FAILED line"
 # an unaligned block start is caught
 sed 's/^block-align 8192/block-align 16384/' x86.align > x86.bad.align
-$CACHEPIN check x86.new x86.bad.align > bad.check && grep -q misaligned bad.check && fail "alignment not checked" || true
+if $CACHEPIN check x86.new x86.bad.align > bad.check; then fail "a misaligned block passed"; fi
+start=$(sed -n 's/^block start \(0x[0-9a-f]*\), .*/\1/p' x86.check)
+grep -qx "misaligned: __cachepin_start at $start is not a multiple of 16384" bad.check ||
+	{ cat bad.check; fail "the misaligned block is not named"; }
 exit 0
