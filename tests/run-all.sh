@@ -2,6 +2,8 @@
 # Run the unit tests and every tests/run-*.sh; print a summary; fail if any failed.
 # Each test's output goes to tests/out/NAME.log.  -j N runs N tests at a
 # time; under make the job count of make's -j is taken (1 without it).
+# A test that has a line '# run alone: WHY' at its top (one that records
+# the whole system) then runs after the others, by itself.
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/tests/out
 
@@ -43,17 +45,23 @@ case $jobs in ''|*[!0-9]*|0) echo "run-all.sh: bad job count '$jobs'" >&2; exit 
 # the tests run the same under make as from a shell
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-tests=
+tests= side= alone=
 for t in "$top"/build/tests/unit/* "$top"/tests/run-*.sh; do
 	case $t in */run-all.sh|*.d) continue ;; esac
 	[ -x "$t" ] || continue
-	t=${t#"$top"/}
-	tests="$tests $t"
+	r=${t#"$top"/}
+	tests="$tests $r"
+	if [ $jobs -gt 1 ] && [ "${t%.sh}" != "$t" ] && sed 5q "$t" | grep -q '^# run alone: '; then
+		alone="$alone $r"
+	else
+		side="$side $r"
+	fi
 	rm -f "$out/$(basename "$t" .sh).rc"
 done
 mkdir -p "$out"
 
-printf '%s\n' $tests | xargs -P "$jobs" -n 1 "$top/tests/run-all.sh" --one
+[ -z "$side" ] || printf '%s\n' $side | xargs -P "$jobs" -n 1 "$top/tests/run-all.sh" --one
+[ -z "$alone" ] || printf '%s\n' $alone | xargs -n 1 "$top/tests/run-all.sh" --one
 
 pass=0; failn=0; skipn=0; failed=
 for t in $tests; do

@@ -1,5 +1,6 @@
 #!/bin/sh
 # run-perf-data.sh: the perf.data reader sees every sample, period and callchain as perf script does (file, pipe, stdin, multi-event).
+# run alone: perf record -a takes in the processes of tests running beside it
 . "$(dirname "$0")/test-subr.sh"
 . "$srcdir/perf-data-subr.sh"
 
