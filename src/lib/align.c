@@ -9,6 +9,7 @@
 #include "cachepin/align.h"
 #include "emit-int.h"
 #include "internal.h"
+#include "scan.h"
 
 /* "0-3,17,40-41" */
 static void put_ranges(FILE *f, uint32_t *v, size_t n)
@@ -125,7 +126,9 @@ void cachepin_align__free(struct cachepin_align *a)
 struct cachepin_align *cachepin_align__read(const char *path)
 {
 	struct cachepin_align *a = calloc(1, sizeof(*a));
-	char *line = NULL, f[9][512];
+	char *line = NULL, *f[9];
+	struct scan_field sf[9];
+	ssize_t len;
 	size_t cap = 0, acap = 0;
 	unsigned long lineno = 0;
 	const char *what = NULL;
@@ -144,10 +147,10 @@ struct cachepin_align *cachepin_align__read(const char *path)
 		errno = -err;
 		return NULL;
 	}
-	while (getline(&line, &cap, fp) > 0) {
+	while ((len = getline(&line, &cap, fp)) > 0) {
 		unsigned long long off, al;
 		unsigned int fs;
-		int n;
+		size_t n, i;
 
 		lineno++;
 		if (lineno == 1 && strncmp(line, "# cachepin-align 1", 18)) {
@@ -160,8 +163,14 @@ struct cachepin_align *cachepin_align__read(const char *path)
 			what = "line too long";
 			goto bad;
 		}
-		n = sscanf(line, "%511s %511s %511s %511s %511s %511s %511s %511s %511s", f[0], f[1],
-			   f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		/* the fields, each ended in place (the line is ours) */
+		n = scan_fields(line, line + strlen(line), sf, ARRAY_SIZE(sf));
+		for (i = 0; i < n; i++) {
+			f[i] = (char *)sf[i].p;
+			*(char *)sf[i].e = '\0';
+		}
 		if (n == 2 && !strcmp(f[0], "block-align")) {
 			a->block_align = strtoull(f[1], NULL, 0);
 			if (!a->block_align || (a->block_align & (a->block_align - 1))) {
