@@ -127,8 +127,6 @@ struct cachepin_align *cachepin_align__read(const char *path)
 {
 	struct cachepin_align *a = calloc(1, sizeof(*a));
 	char *line = NULL, *f[9];
-	struct scan_field sf[9];
-	ssize_t len;
 	size_t cap = 0, acap = 0;
 	unsigned long lineno = 0;
 	const char *what = NULL;
@@ -147,10 +145,10 @@ struct cachepin_align *cachepin_align__read(const char *path)
 		errno = -err;
 		return NULL;
 	}
-	while ((len = getline(&line, &cap, fp)) > 0) {
+	while (getline(&line, &cap, fp) > 0) {
 		unsigned long long off, al;
 		unsigned int fs;
-		size_t n, i;
+		size_t n;
 
 		lineno++;
 		if (lineno == 1 && strncmp(line, "# cachepin-align 1", 18)) {
@@ -163,14 +161,7 @@ struct cachepin_align *cachepin_align__read(const char *path)
 			what = "line too long";
 			goto bad;
 		}
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
-		/* the fields, each ended in place (the line is ours) */
-		n = scan_fields(line, line + strlen(line), sf, ARRAY_SIZE(sf));
-		for (i = 0; i < n; i++) {
-			f[i] = (char *)sf[i].p;
-			*(char *)sf[i].e = '\0';
-		}
+		n = cachepin_scan_split(line, f, ARRAY_SIZE(f));
 		if (n == 2 && !strcmp(f[0], "block-align")) {
 			a->block_align = strtoull(f[1], NULL, 0);
 			if (!a->block_align || (a->block_align & (a->block_align - 1))) {

@@ -10,6 +10,7 @@
 #include <uthash.h>
 #include "cachepin/profile.h"
 #include "internal.h"
+#include "scan.h"
 #include "profile-int.h"
 
 static void put_num(FILE *f, double v)
@@ -64,25 +65,6 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 			e->flags & CACHEPIN_PEDGE_STATIC ? "s" : "");
 	}
 	return ferror(f) ? -EIO : 0;
-}
-
-/* Split LINE in place into at most MAX whitespace-separated fields. */
-static int split(char *line, char **fv, int max)
-{
-	int n = 0;
-
-	while (*line && n < max) {
-		while (isspace((unsigned char)*line))
-			line++;
-		if (!*line)
-			break;
-		fv[n++] = line;
-		while (*line && !isspace((unsigned char)*line))
-			line++;
-		if (*line)
-			*line++ = '\0';
-	}
-	return n;
 }
 
 static int parse_num(const char *s, double *v)
@@ -291,7 +273,7 @@ static int read_line(struct reader *r, char *line)
 		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1' line)") : 0;
 	if (line[0] == '#')
 		return 0;
-	nf = split(line, fv, (int)ARRAY_SIZE(fv));
+	nf = (int)cachepin_scan_split(line, fv, ARRAY_SIZE(fv));
 	if (!nf)
 		return 0;
 	if (!strcmp(fv[0], "f"))

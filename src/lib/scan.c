@@ -89,3 +89,26 @@ void cachepin_scan_release(struct scan_reader *r)
 	zfree(&r->buf);
 	r->cap = r->start = r->end = r->scanned = 0;
 }
+
+static inline bool split_ws(char c)
+{
+	return scan_is_ws(c) || c == '\n';
+}
+
+size_t cachepin_scan_split(char *line, char **fv, size_t max)
+{
+	size_t n = 0;
+
+	while (*line && n < max) {
+		while (split_ws(*line))
+			line++;
+		if (!*line)
+			break;
+		fv[n++] = line;
+		while (*line && !split_ws(*line))
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+	return n;
+}

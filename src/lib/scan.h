@@ -212,6 +212,13 @@ static inline bool scan_u64(const char *p, const char *e, uint64_t *v)
 }
 
 /*
+ * The same splitter on a NUL-terminated line that may be changed: up to
+ * MAX fields into FV, each ended in place by a NUL.  A '\n' separates as
+ * whitespace does (a line from getline()).  Returns how many.
+ */
+size_t cachepin_scan_split(char *line, char **fv, size_t max);
+
+/*
  * The line reader: lines of F of any length, like getline(), but the
  * bytes read ahead stay in the buffer, so that a caller can look at the
  * start of a pipe (cachepin_scan_peek()) before it reads it as lines.
