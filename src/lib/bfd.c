@@ -23,6 +23,7 @@
 #include <uthash.h>
 #include "internal.h"
 #include "cachepin/objects.h"
+#include "kernel.h"
 
 struct edge_ent {
 	char *key;		/* caller \0 object \0 callee \0 tail */
@@ -71,16 +72,11 @@ static enum rel_kind rel_classify(const char *n)
 	return REL_NONE;
 }
 
-static bool is_mapping_sym(const char *n)
-{
-	return n[0] == '$' && n[1] && strchr("adtx", n[1]) && (!n[2] || n[2] == '.');
-}
-
 static bool sym_is_func(const asymbol *s)
 {
 	if (s->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING | BSF_OBJECT))
 		return false;
-	if (!s->name || !*s->name || is_mapping_sym(s->name) || !strncmp(s->name, ".L", 2))
+	if (!s->name || !*s->name || cachepin_arch_mapping_sym(s->name) || !strncmp(s->name, ".L", 2))
 		return false;
 	if (s->flags & BSF_FUNCTION)
 		return true;

@@ -6,13 +6,6 @@
 #include "cachepin/binary.h"
 
 /*
- * Why the input section SECTION of OBJECT (may be NULL) must stay where
- * the linker put it, or NULL if a linker script may move it.
- */
-const char *cachepin_unit_fixed_why(const struct cachepin_binary *bin,
-				    const char *section, const char *object);
-
-/*
  * Replace the units of BIN by UNITS[0..N) (taken over, also on error):
  * sorts them by address, sets fixed/whole flags and links the functions.
  */

@@ -29,10 +29,8 @@
 #include <uthash.h>
 #include "internal.h"
 #include "binary-int.h"
+#include "kernel.h"
 
-#ifndef EM_AARCH64
-#define EM_AARCH64 183
-#endif
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
@@ -74,72 +72,6 @@ struct cand {
 	unsigned int flags;
 	uint8_t type, bind;
 };
-
-/* ------------------------------------------------------------------ */
-/* Fixed units                                                        */
-
-static const struct {
-	const char *pat;	/* fnmatch pattern on the input section name */
-	const char *why;
-} fixed_rules[] = {
-	{ ".head.text", "kernel-bounded section" },
-	{ ".idmap.text", "kernel-bounded section" },
-	{ ".hyp.idmap.text", "kernel-bounded section" },
-	{ ".entry.text", "kernel-bounded section" },
-	{ ".irqentry.text", "kernel-bounded section" },
-	{ ".softirqentry.text", "kernel-bounded section" },
-	{ ".sched.text", "kernel-bounded section" },
-	{ ".spinlock.text", "kernel-bounded section" },
-	{ ".cpuidle.text", "kernel-bounded section" },
-	{ ".noinstr.text", "kernel-bounded section" },
-	{ ".kprobes.text", "kernel-bounded section" },
-	{ ".lock.text", "kernel-bounded section" },
-	{ "*..*", "kernel-bounded section" },	/* .text..ftrace, .text..refcount, ... */
-	{ ".init.text", "init/exit code" },
-	{ ".exit.text", "init/exit code" },
-	{ ".vectors*", "exception vectors" },
-	{ ".stubs*", "exception vectors" },
-	{ ".glue_7*", "linker veneer" },
-	{ ".vfp11_veneer", "linker veneer" },
-	{ ".v4_bx", "linker veneer" },
-	{ ".plt", "procedure linkage table" },
-	{ ".iplt", "procedure linkage table" },
-	{ ".init", "init/fini code" },
-	{ ".fini", "init/fini code" },
-};
-
-static bool obj_is(const char *object, const char *base)
-{
-	size_t lo, lb = strlen(base);
-
-	if (!object)
-		return false;
-	lo = strlen(object);
-	if (lo >= lb + 1 && object[lo - 1] == ')')	/* lib.a(head.o) */
-		return lo >= lb + 2 && !strncmp(object + lo - 1 - lb, base, lb) &&
-		       object[lo - 2 - lb] == '(';
-	return lo >= lb && !strcmp(object + lo - lb, base) &&
-	       (lo == lb || object[lo - lb - 1] == '/');
-}
-
-const char *cachepin_unit_fixed_why(const struct cachepin_binary *bin,
-				    const char *section, const char *object)
-{
-	size_t i;
-
-	if (!section)
-		return NULL;
-	for (i = 0; i < ARRAY_SIZE(fixed_rules); i++)
-		if (!fnmatch(fixed_rules[i].pat, section, 0))
-			return fixed_rules[i].why;
-	/* veneers ld makes itself: no linker script can name them */
-	if (object && !strcmp(object, "linker stubs"))
-		return "linker veneer";
-	/* MIPS kernels enter at the start of .text: head.o must stay first. */
-	if (bin->machine == EM_MIPS && !strcmp(section, ".text") && obj_is(object, "head.o"))
-		return "entry code";
-	return NULL;
-}
 
 /* ------------------------------------------------------------------ */
 /* Units and the name index                                           */
@@ -201,7 +133,7 @@ static void units_link(struct cachepin_binary *bin)
 			un->flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED;
 			continue;	/* its reason stays */
 		}
-		why = cachepin_unit_fixed_why(bin, un->section, un->object);
+		why = cachepin_kernel_fixed_why(bin->machine, un->section, un->object);
 		un->flags &= CACHEPIN_UNIT_FROM_MAP;
 		if (why) {
 			un->flags |= CACHEPIN_UNIT_FIXED;
@@ -418,53 +350,6 @@ static int sym_add(struct binary_priv *priv, const char *name, uint64_t value, b
 
 /* ------------------------------------------------------------------ */
 /* Reading the ELF                                                    */
-
-static const char *machine_arch(uint16_t m)
-{
-	switch (m) {
-	case EM_ARM:		return "arm";
-	case EM_MIPS:		return "mips";
-	case EM_X86_64:		return "x86_64";
-	case EM_AARCH64:	return "aarch64";
-	case EM_386:		return "x86";
-	case EM_PPC:		return "powerpc";
-	case EM_PPC64:		return "powerpc64";
-	case EM_RISCV:		return "riscv";
-	default:		return "unknown";
-	}
-}
-
-static bool is_mapping_sym(const char *n)
-{
-	/* $a $d $t $x, and the "$a.N" / "$x.foo" forms */
-	return n[0] == '$' && strchr("adtx", n[1]) && n[1] && (!n[2] || n[2] == '.');
-}
-
-static bool ends_with(const char *s, const char *suf)
-{
-	size_t ls = strlen(s), lf = strlen(suf);
-
-	return ls >= lf && !strcmp(s + ls - lf, suf);
-}
-
-/* Symbols that linker scripts and section bounds define, not code. */
-static bool is_marker_sym(const char *n)
-{
-	static const char *const exact[] = {
-		"_text", "_stext", "_etext", "_sinittext", "_einittext",
-		"_end", "_edata", "__bss_start", "_exiprom", "_sdata",
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(exact); i++)
-		if (!strcmp(n, exact[i]))
-			return true;
-	if (!strncmp(n, "__start_", 8) || !strncmp(n, "__stop_", 7))
-		return true;
-	if (!strcmp(n, "_start"))	/* the entry of assembly programs */
-		return false;
-	return n[0] == '_' && (ends_with(n, "_start") || ends_with(n, "_end"));
-}
 
 static int cand_cmp(const void *a, const void *b)
 {
@@ -738,7 +623,7 @@ static int read_funcs(struct elf_ctx *c)
 			addr &= ~1ULL;	/* Thumb: values as nm shows them */
 			thumb = true;
 		}
-		if (!is_mapping_sym(name) &&
+		if (!cachepin_arch_mapping_sym(name) &&
 		    sym_add(priv, name, addr, bind != STB_LOCAL))
 			goto out;
 		if (si < 0 || !bin->secs[si].exec)
@@ -747,7 +632,8 @@ static int read_funcs(struct elf_ctx *c)
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
 		if (type == STT_NOTYPE &&
-		    (is_mapping_sym(name) || !strncmp(name, ".L", 2) || is_marker_sym(name)))
+		    (cachepin_arch_mapping_sym(name) || !strncmp(name, ".L", 2) ||
+		     cachepin_kernel_marker_sym(name)))
 			continue;
 		if (addr < s->addr || addr >= s->addr + s->size)
 			continue;	/* markers at the end, or nonsense */
@@ -887,7 +773,7 @@ struct cachepin_binary *cachepin_binary__open(const char *path)
 	bin->elf_class = gelf_getclass(c.elf) == ELFCLASS64 ? 64 : 32;
 	bin->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	bin->machine = eh.e_machine;
-	bin->arch = machine_arch(eh.e_machine);
+	bin->arch = cachepin_arch_name(eh.e_machine);
 	bin->relocatable = eh.e_type == ET_REL;
 	if (eh.e_shoff > c.file_size ||
 	    (uint64_t)eh.e_shnum * eh.e_shentsize > c.file_size - eh.e_shoff) {

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Architectures, linkers and the Linux kernel: the names, sections and
+ * rules the rest of the library asks about.  Nothing here reads a file.
+ */
+#include <elf.h>
+#include <fnmatch.h>
+#include "internal.h"
+#include "kernel.h"
+
+#ifndef EM_AARCH64
+#define EM_AARCH64 183
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Architectures                                                      */
+
+const char *cachepin_arch_name(uint16_t machine)
+{
+	switch (machine) {
+	case EM_ARM:		return "arm";
+	case EM_MIPS:		return "mips";
+	case EM_X86_64:		return "x86_64";
+	case EM_AARCH64:	return "aarch64";
+	case EM_386:		return "x86";
+	case EM_PPC:		return "powerpc";
+	case EM_PPC64:		return "powerpc64";
+	case EM_RISCV:		return "riscv";
+	default:		return "unknown";
+	}
+}
+
+bool cachepin_arch_mapping_sym(const char *n)
+{
+	/* $a $d $t $x, and the "$a.N" / "$x.foo" forms */
+	return n[0] == '$' && n[1] && strchr("adtx", n[1]) && (!n[2] || n[2] == '.');
+}
+
+/* ------------------------------------------------------------------ */
+/* Linker-script symbols                                              */
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t ls = strlen(s), lf = strlen(suf);
+
+	return ls >= lf && !strcmp(s + ls - lf, suf);
+}
+
+bool cachepin_kernel_marker_sym(const char *n)
+{
+	static const char *const exact[] = {
+		"_text", "_stext", "_etext", "_sinittext", "_einittext",
+		"_end", "_edata", "__bss_start", "_exiprom", "_sdata",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(exact); i++)
+		if (!strcmp(n, exact[i]))
+			return true;
+	if (!strncmp(n, "__start_", 8) || !strncmp(n, "__stop_", 7))
+		return true;
+	if (!strcmp(n, "_start"))	/* the entry of assembly programs */
+		return false;
+	return n[0] == '_' && (ends_with(n, "_start") || ends_with(n, "_end"));
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixed sections                                                     */
+
+static const struct {
+	const char *pat;	/* fnmatch pattern on the input section name */
+	const char *why;
+} fixed_rules[] = {
+	{ ".head.text", "kernel-bounded section" },
+	{ ".idmap.text", "kernel-bounded section" },
+	{ ".hyp.idmap.text", "kernel-bounded section" },
+	{ ".entry.text", "kernel-bounded section" },
+	{ ".irqentry.text", "kernel-bounded section" },
+	{ ".softirqentry.text", "kernel-bounded section" },
+	{ ".sched.text", "kernel-bounded section" },
+	{ ".spinlock.text", "kernel-bounded section" },
+	{ ".cpuidle.text", "kernel-bounded section" },
+	{ ".noinstr.text", "kernel-bounded section" },
+	{ ".kprobes.text", "kernel-bounded section" },
+	{ ".lock.text", "kernel-bounded section" },
+	{ "*..*", "kernel-bounded section" },	/* .text..ftrace, .text..refcount, ... */
+	{ ".init.text", "init/exit code" },
+	{ ".exit.text", "init/exit code" },
+	{ ".vectors*", "exception vectors" },
+	{ ".stubs*", "exception vectors" },
+	{ ".glue_7*", "linker veneer" },
+	{ ".vfp11_veneer", "linker veneer" },
+	{ ".v4_bx", "linker veneer" },
+	{ ".plt", "procedure linkage table" },
+	{ ".iplt", "procedure linkage table" },
+	{ ".init", "init/fini code" },
+	{ ".fini", "init/fini code" },
+};
+
+/* Is OBJECT BASE, ".../BASE" or "lib.a(BASE)"? */
+static bool obj_is(const char *object, const char *base)
+{
+	size_t lo, lb = strlen(base);
+
+	if (!object)
+		return false;
+	lo = strlen(object);
+	if (lo >= lb + 1 && object[lo - 1] == ')')	/* lib.a(head.o) */
+		return lo >= lb + 2 && !strncmp(object + lo - 1 - lb, base, lb) &&
+		       object[lo - 2 - lb] == '(';
+	return lo >= lb && !strcmp(object + lo - lb, base) &&
+	       (lo == lb || object[lo - lb - 1] == '/');
+}
+
+const char *cachepin_kernel_fixed_why(uint16_t machine, const char *section,
+				      const char *object)
+{
+	size_t i;
+
+	if (!section)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(fixed_rules); i++)
+		if (!fnmatch(fixed_rules[i].pat, section, 0))
+			return fixed_rules[i].why;
+	/* veneers ld makes itself: no linker script can name them */
+	if (object && !strcmp(object, "linker stubs"))
+		return "linker veneer";
+	/* MIPS kernels enter at the start of .text: head.o must stay first. */
+	if (machine == EM_MIPS && !strcmp(section, ".text") && obj_is(object, "head.o"))
+		return "entry code";
+	return NULL;
+}
