@@ -1,32 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The binary through libelf: sections, PT_LOAD segments, build-id and
- * functions.  The link map (linkmap.c) refines the units found here.
+ * The ELF file through libelf, the only user of libelf: sections,
+ * PT_LOAD segments, the build-id and the symbol table, read into the
+ * object model of binary.c (which decides which symbols are functions).
+ * The symbol table walker also serves symmap.c.
  *
- * Function rules:
- *  - STT_FUNC and STT_GNU_IFUNC symbols defined in executable sections;
- *  - STT_NOTYPE symbols (global, weak or local) in executable sections
- *    that look like code labels: not ARM/AArch64 mapping symbols ($a, $t,
- *    $d, $x and their "$a.N" forms), not ".L" labels, not linker-script
- *    markers (_text, _stext, _etext, __start_X, __stop_X, _X_start/_X_end
- *    ...), not strictly inside a sized STT_FUNC, not at a section's end;
- *  - ARM Thumb functions: bit 0 is cleared and CACHEPIN_FUNC_THUMB set;
- *  - aliases (several symbols at one address): one is kept, chosen by
- *    STT_FUNC over STT_NOTYPE, then non-zero size, then binding (global,
- *    weak, local), then the shorter name, then the name's byte order;
- *  - st_size 0: the size runs to the next function or the section's end
- *    (CACHEPIN_FUNC_NOSIZE);
- *  - names are kept as written (GCC clones "foo.isra.0" are their own
- *    functions); CACHEPIN_FUNC_DUPNAME marks names that occur twice.
+ * Symbols: those of .symtab (the first one in the file), or of .dynsym
+ * for a stripped binary; not the undefined, section, file and nameless
+ * ones.  An ET_REL file's sections are laid out from 0 as ld would,
+ * executable ones first, and its symbols moved with them.
  */
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <uthash.h>
 #include "internal.h"
 #include "binary-int.h"
 #include "kernel.h"
@@ -35,352 +24,8 @@
 #define NT_GNU_BUILD_ID 3
 #endif
 
-struct name_ent {
-	const char *name;	/* the first function's name */
-	size_t *idx;		/* indexes into bin->funcs */
-	size_t n, cap;
-	UT_hash_handle hh;
-};
-
-struct sym_ent {
-	char *name;
-	uint64_t value;
-	bool global;
-	UT_hash_handle hh;
-};
-
-struct sec_ent {
-	const char *name;
-	int idx;
-	UT_hash_handle hh;
-};
-
-struct binary_priv {
-	struct name_ent *names;
-	struct sec_ent *secs;	/* section name -> first index, built on demand */
-	bool secs_indexed;
-	struct sym_ent *syms;
-	char **whys;		/* reasons given to cachepin_binary__fix() */
-	size_t nr_whys, cap_whys;
-};
-
-/* A symbol that may become a function. */
-struct cand {
-	const char *name;	/* in libelf's string table: copied when kept */
-	uint64_t addr, size;
-	int sec;
-	unsigned int flags;
-	uint8_t type, bind;
-};
-
-/* ------------------------------------------------------------------ */
-/* Units and the name index                                           */
-
-static int unit_cmp(const void *a, const void *b)
-{
-	const struct cachepin_unit *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->size != y->size)
-		return x->size < y->size ? -1 : 1;
-	return 0;
-}
-
-static void units_free(struct cachepin_unit *units, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(units[i].section);
-		free(units[i].object);
-	}
-	free(units);
-}
-
-/* Sort the units, link the functions to them and set their flags. */
-static void units_link(struct cachepin_binary *bin)
-{
-	struct cachepin_unit *units = bin->units;
-	size_t i, u = 0, n = bin->nr_units;
-
-	if (n)
-		sort_n(units, n, sizeof(*units), unit_cmp);
-	for (i = 0; i < n; i++) {
-		units[i].first_func = 0;
-		units[i].nr_funcs = 0;
-	}
-	for (i = 0; i < bin->nr_funcs; i++) {
-		struct cachepin_func *f = &bin->funcs[i];
-
-		f->unit = -1;
-		while (u < n && units[u].addr + units[u].size <= f->addr)
-			u++;
-		if (u == n)
-			continue;
-		if (units[u].addr > f->addr || !units[u].size)
-			continue;
-		if (!units[u].nr_funcs)
-			units[u].first_func = i;
-		units[u].nr_funcs++;
-		f->unit = (int)u;
-	}
-	for (i = 0; i < n; i++) {
-		struct cachepin_unit *un = &units[i];
-		const char *why;
-
-		if (un->flags & CACHEPIN_UNIT_SYNTHETIC) {
-			un->flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED;
-			continue;	/* its reason stays */
-		}
-		why = cachepin_kernel_fixed_why(bin->machine, un->section, un->object);
-		un->flags &= CACHEPIN_UNIT_FROM_MAP;
-		if (why) {
-			un->flags |= CACHEPIN_UNIT_FIXED;
-			un->fixed_why = why;
-		} else {
-			un->flags |= CACHEPIN_UNIT_MOVABLE;
-			un->fixed_why = NULL;
-		}
-		if (un->nr_funcs > 1)
-			un->flags |= CACHEPIN_UNIT_WHOLE;
-	}
-}
-
-int cachepin_binary_set_units(struct cachepin_binary *bin, struct cachepin_unit *units,
-			      size_t n)
-{
-	size_t i, k = 0;
-
-	/* the synthetic units (code written at run time) are no link map's to replace */
-	for (i = 0; i < bin->nr_units; i++)
-		k += !!(bin->units[i].flags & CACHEPIN_UNIT_SYNTHETIC);
-	if (k) {
-		struct cachepin_unit *all = realloc(units, (n + k) * sizeof(*all));
-
-		if (!all) {
-			units_free(units, n);
-			return -ENOMEM;
-		}
-		units = all;
-		for (i = 0; i < bin->nr_units; i++) {
-			struct cachepin_unit *old = &bin->units[i];
-
-			if (!(old->flags & CACHEPIN_UNIT_SYNTHETIC))
-				continue;
-			units[n++] = *old;
-			old->section = old->object = NULL;
-		}
-	}
-	units_free(bin->units, bin->nr_units);
-	bin->units = units;
-	bin->nr_units = n;
-	units_link(bin);
-	return 0;
-}
-
-int cachepin_binary_sec_by_name(const struct cachepin_binary *bin, const char *name)
-{
-	struct binary_priv *priv = bin->priv;
-	struct sec_ent *e;
-	size_t i;
-
-	if (!priv->secs_indexed) {	/* kernels have thousands of sections */
-		for (i = 0; i < bin->nr_secs; i++) {
-			HASH_FIND_STR(priv->secs, bin->secs[i].name, e);
-			if (e)
-				continue;
-			e = calloc(1, sizeof(*e));
-			if (!e)
-				goto linear;
-			e->name = bin->secs[i].name;
-			e->idx = (int)i;
-			HASH_ADD_KEYPTR(hh, priv->secs, e->name, strlen(e->name), e);
-		}
-		priv->secs_indexed = true;
-	}
-	HASH_FIND_STR(priv->secs, name, e);
-	return e ? e->idx : -1;
-linear:
-	for (i = 0; i < bin->nr_secs; i++)
-		if (!strcmp(bin->secs[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-static void names_free(struct binary_priv *priv)
-{
-	struct name_ent *e, *et;
-
-	HASH_ITER(hh, priv->names, e, et) {
-		HASH_DEL(priv->names, e);
-		free(e->idx);
-		free(e);
-	}
-}
-
-/* The name index over bin->funcs (built anew: function indices may have changed). */
-static int names_build(struct cachepin_binary *bin)
-{
-	struct binary_priv *priv = bin->priv;
-	struct name_ent *e;
-	size_t i;
-
-	names_free(priv);
-	for (i = 0; i < bin->nr_funcs; i++)
-		bin->funcs[i].flags &= ~CACHEPIN_FUNC_DUPNAME;
-
-	for (i = 0; i < bin->nr_funcs; i++) {
-		const char *name = bin->funcs[i].name;
-
-		HASH_FIND_STR(priv->names, name, e);
-		if (!e) {
-			e = calloc(1, sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			e->name = name;
-			HASH_ADD_KEYPTR(hh, priv->names, e->name, strlen(e->name), e);
-		}
-		if (GROW(e->idx, e->cap, e->n + 1))
-			return -ENOMEM;
-		e->idx[e->n++] = i;
-	}
-	for (e = priv->names; e; e = e->hh.next) {
-		if (e->n < 2)
-			continue;
-		for (i = 0; i < e->n; i++)
-			bin->funcs[e->idx[i]].flags |= CACHEPIN_FUNC_DUPNAME;
-	}
-	return 0;
-}
-
-static int func_cmp(const void *a, const void *b)
-{
-	const struct cachepin_func *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-int cachepin_binary_set_synthetic(struct cachepin_binary *bin, const struct cachepin_synth *syn,
-				  size_t n, const char *why)
-{
-	struct cachepin_func *funcs;
-	struct cachepin_unit *units;
-	char **names;
-	size_t nf = 0, nu = 0, i;
-
-	funcs = malloc((bin->nr_funcs + n + 1) * sizeof(*funcs));
-	units = malloc((bin->nr_units + n + 1) * sizeof(*units));
-	names = calloc(2 * n + 1, sizeof(*names));
-	if (!funcs || !units || !names)
-		goto nomem;
-	for (i = 0; i < 2 * n; i++)
-		if (!(names[i] = strdup(syn[i / 2].name)))
-			goto nomem;
-
-	/* nothing fails from here: BIN changes as a whole */
-	for (i = 0; i < bin->nr_funcs; i++) {
-		if (bin->funcs[i].flags & CACHEPIN_FUNC_SYNTHETIC)
-			free(bin->funcs[i].name);
-		else
-			funcs[nf++] = bin->funcs[i];
-	}
-	for (i = 0; i < n; i++)
-		funcs[nf++] = (struct cachepin_func){
-			.name = names[2 * i], .addr = syn[i].addr, .size = syn[i].size,
-			.sec = -1, .unit = -1, .flags = CACHEPIN_FUNC_SYNTHETIC,
-		};
-	for (i = 0; i < bin->nr_units; i++) {
-		if (bin->units[i].flags & CACHEPIN_UNIT_SYNTHETIC) {
-			free(bin->units[i].section);
-			free(bin->units[i].object);
-		} else {
-			units[nu++] = bin->units[i];
-		}
-	}
-	for (i = 0; i < n; i++)
-		units[nu++] = (struct cachepin_unit){
-			.section = names[2 * i + 1], .addr = syn[i].addr, .size = syn[i].size,
-			.outsec = -1, .flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED,
-			.fixed_why = why,
-		};
-	free(names);
-	free(bin->funcs);
-	free(bin->units);
-	sort_n(funcs, nf, sizeof(*funcs), func_cmp);
-	bin->funcs = funcs;
-	bin->nr_funcs = nf;
-	bin->units = units;
-	bin->nr_units = nu;
-	units_link(bin);
-	return names_build(bin);
-nomem:
-	for (i = 0; names && i < 2 * n; i++)
-		free(names[i]);
-	free(names);
-	free(funcs);
-	free(units);
-	return -ENOMEM;
-}
-
-static int sym_add(struct binary_priv *priv, const char *name, uint64_t value, bool global)
-{
-	struct sym_ent *e;
-
-	HASH_FIND_STR(priv->syms, name, e);
-	if (e) {
-		if (global && !e->global) {
-			e->value = value;
-			e->global = true;
-		}
-		return 0;
-	}
-	e = calloc(1, sizeof(*e));
-	if (!e || !(e->name = strdup(name))) {
-		free(e);
-		return -ENOMEM;
-	}
-	e->value = value;
-	e->global = global;
-	HASH_ADD_KEYPTR(hh, priv->syms, e->name, strlen(e->name), e);
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Reading the ELF                                                    */
-
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	static const int bind_rank[] = { [STB_GLOBAL] = 0, [STB_WEAK] = 1, [STB_LOCAL] = 2 };
-	int rx, ry;
-	size_t lx, ly;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	rx = x->type == STT_NOTYPE;
-	ry = y->type == STT_NOTYPE;
-	if (rx != ry)
-		return rx - ry;
-	rx = !x->size;
-	ry = !y->size;
-	if (rx != ry)
-		return rx - ry;
-	rx = x->bind <= STB_WEAK ? bind_rank[x->bind] : 3;
-	ry = y->bind <= STB_WEAK ? bind_rank[y->bind] : 3;
-	if (rx != ry)
-		return rx - ry;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 struct elf_ctx {
-	struct cachepin_binary *bin;
+	struct cachepin_binary *bin;	/* NULL when only the symbols are walked */
 	Elf *elf;
 	size_t shnum;
 	uint64_t file_size;
@@ -393,6 +38,21 @@ static bool scn_in_file(struct elf_ctx *c, GElf_Shdr *sh)
 		return true;
 	return sh->sh_offset <= c->file_size && sh->sh_size <= c->file_size - sh->sh_offset;
 }
+
+/* libelf on FD: C->elf and *EH.  0 or -EINVAL after logging. */
+static int elf_open(struct elf_ctx *c, const char *path, int fd, GElf_Ehdr *eh)
+{
+	elf_version(EV_CURRENT);
+	c->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!c->elf || elf_kind(c->elf) != ELF_K_ELF || !gelf_getehdr(c->elf, eh)) {
+		pr_warn("'%s': not an ELF file\n", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sections, segments, build-id                                       */
 
 static int read_sections(struct elf_ctx *c)
 {
@@ -526,7 +186,11 @@ static void read_build_id(struct elf_ctx *c)
 	}
 }
 
-static Elf_Scn *find_symtab(struct elf_ctx *c, GElf_Shdr *shp, Elf_Data **xndx)
+/* ------------------------------------------------------------------ */
+/* Symbols                                                            */
+
+/* The symbol table: the first .symtab, else (if DYNSYM) the first .dynsym. */
+static Elf_Scn *find_symtab(struct elf_ctx *c, bool dynsym, GElf_Shdr *shp, Elf_Data **xndx)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
 	GElf_Shdr sh, dsh;
@@ -540,7 +204,7 @@ static Elf_Scn *find_symtab(struct elf_ctx *c, GElf_Shdr *shp, Elf_Data **xndx)
 			tab = scn;
 			*shp = sh;
 			tab_idx = elf_ndxscn(scn);
-		} else if (sh.sh_type == SHT_DYNSYM && !dyn) {
+		} else if (sh.sh_type == SHT_DYNSYM && !dyn && dynsym) {
 			dyn = scn;
 			dsh = sh;
 		}
@@ -559,251 +223,183 @@ static Elf_Scn *find_symtab(struct elf_ctx *c, GElf_Shdr *shp, Elf_Data **xndx)
 	return dyn;
 }
 
-static int read_funcs(struct elf_ctx *c)
+/*
+ * FN(sym, ARG) for each symbol of the table (see the top of this file).
+ * Returns 0, FN's first non-zero result, -ENOENT if there is no table,
+ * -ENODATA if it is unreadable (elf_errmsg() says why); logs nothing.
+ */
+static int walk_syms(struct elf_ctx *c, bool dynsym,
+		     int (*fn)(const struct cachepin_elf_sym *sym, void *arg), void *arg)
 {
-	struct cachepin_binary *bin = c->bin;
-	struct binary_priv *priv = bin->priv;
-	struct cand *cands = NULL;
-	size_t nr = 0, cap = 0, i, j, nsyms, fcap = 0;
+	struct cachepin_elf_sym s = { 0 };
 	Elf_Data *data, *xndx;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
-	uint64_t cover_start = 0, cover_end = 0;
-	int err = -ENOMEM;
+	GElf_Ehdr eh;
+	size_t i, nsyms;
+	int err = 0;
 
-	scn = find_symtab(c, &sh, &xndx);
-	if (!scn) {
-		pr_warn("'%s': no symbol table\n"
-			"hint: use the unstripped binary (vmlinux, not zImage; the build's "
-			"program before 'strip')\n", bin->path);
+	scn = find_symtab(c, dynsym, &sh, &xndx);
+	if (!scn)
 		return -ENOENT;
-	}
 	data = elf_getdata(scn, NULL);
-	if (!data || !sh.sh_entsize) {
-		pr_warn("'%s': unreadable symbol table: %s\n", bin->path, elf_errmsg(-1));
-		return -EINVAL;
-	}
+	if (!data || !sh.sh_entsize)
+		return -ENODATA;
 	nsyms = data->d_size / gelf_fsize(c->elf, ELF_T_SYM, 1, EV_CURRENT);
-
-	for (i = 1; i < nsyms; i++) {
-		GElf_Sym sym;
+	s.machine = gelf_getehdr(c->elf, &eh) ? eh.e_machine : EM_NONE;
+	for (i = 1; i < nsyms && !err; i++) {
 		Elf32_Word shndx_x;
-		const char *name;
-		size_t shndx;
-		struct cachepin_section *s;
-		struct cand *k;
-		uint8_t type, bind;
-		uint64_t addr;
-		bool thumb = false;
-		int si;
+		GElf_Sym sym;
 
 		if (!gelf_getsymshndx(data, xndx, (int)i, &sym, &shndx_x))
 			continue;
-		shndx = sym.st_shndx == SHN_XINDEX ? shndx_x : sym.st_shndx;
-		type = GELF_ST_TYPE(sym.st_info);
-		bind = GELF_ST_BIND(sym.st_info);
-		name = elf_strptr(c->elf, sh.sh_link, sym.st_name);
-		if (!name || !*name || type == STT_SECTION || type == STT_FILE)
+		s.type = GELF_ST_TYPE(sym.st_info);
+		s.name = elf_strptr(c->elf, sh.sh_link, sym.st_name);
+		if (!s.name || !*s.name || s.type == STT_SECTION || s.type == STT_FILE ||
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
-		if (sym.st_shndx == SHN_UNDEF)
-			continue;
-		if (sym.st_shndx == SHN_ABS) {
-			if (sym_add(priv, name, sym.st_value, bind != STB_LOCAL))
-				goto out;
-			continue;
-		}
-		if (sym.st_shndx == SHN_COMMON || shndx >= c->shnum)
-			continue;
-		si = c->sec_of[shndx];
-		addr = sym.st_value;
-		if (si >= 0 && bin->relocatable)
-			addr += bin->secs[si].addr;
-		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && bin->machine == EM_ARM &&
-		    (addr & 1)) {
-			addr &= ~1ULL;	/* Thumb: values as nm shows them */
-			thumb = true;
-		}
-		if (!cachepin_arch_mapping_sym(name) &&
-		    sym_add(priv, name, addr, bind != STB_LOCAL))
-			goto out;
-		if (si < 0 || !bin->secs[si].exec)
-			continue;
-		s = &bin->secs[si];
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
-			continue;
-		if (type == STT_NOTYPE &&
-		    (cachepin_arch_mapping_sym(name) || !strncmp(name, ".L", 2) ||
-		     cachepin_kernel_marker_sym(name)))
-			continue;
-		if (addr < s->addr || addr >= s->addr + s->size)
-			continue;	/* markers at the end, or nonsense */
-		if (GROW(cands, cap, nr + 1))
-			goto out;
-		k = &cands[nr++];
-		k->name = name;
-		k->addr = addr;
-		k->size = sym.st_size;
-		if (k->size > s->addr + s->size - addr)
-			k->size = s->addr + s->size - addr;
-		k->sec = si;
-		k->type = type == STT_NOTYPE ? STT_NOTYPE : STT_FUNC;
-		k->bind = bind;
-		k->flags = 0;
-		if (bind == STB_LOCAL)
-			k->flags |= CACHEPIN_FUNC_LOCAL;
-		if (bind == STB_WEAK)
-			k->flags |= CACHEPIN_FUNC_WEAK;
-		if (thumb)
-			k->flags |= CACHEPIN_FUNC_THUMB;
+		s.bind = GELF_ST_BIND(sym.st_info);
+		s.st_shndx = sym.st_shndx;
+		s.shndx = sym.st_shndx == SHN_XINDEX ? shndx_x : sym.st_shndx;
+		s.value = sym.st_value;
+		s.size = sym.st_size;
+		err = fn(&s, arg);
 	}
-
-	sort_n(cands, nr, sizeof(*cands), cand_cmp);
-	for (i = 0; i < nr; i++) {
-		struct cand *k = &cands[i];
-		struct cachepin_func *f;
-
-		if (bin->nr_funcs && bin->funcs[bin->nr_funcs - 1].addr == k->addr)
-			continue;	/* an alias of the one kept */
-		if (k->type == STT_NOTYPE && k->addr > cover_start && k->addr < cover_end)
-			continue;	/* a label inside a function */
-		if (k->type == STT_FUNC && k->size && k->addr + k->size > cover_end) {
-			cover_start = k->addr;
-			cover_end = k->addr + k->size;
-		}
-		if (GROW(bin->funcs, fcap, bin->nr_funcs + 1))
-			goto out;
-		f = &bin->funcs[bin->nr_funcs];
-		f->name = strdup(k->name);
-		if (!f->name)
-			goto out;
-		f->addr = k->addr;
-		f->size = k->size;
-		f->sec = k->sec;
-		f->unit = -1;
-		f->flags = k->flags;
-		bin->nr_funcs++;
-	}
-	for (i = 0; i < bin->nr_funcs; i++) {
-		struct cachepin_func *f = &bin->funcs[i];
-		const struct cachepin_section *s = &bin->secs[f->sec];
-		uint64_t end = s->addr + s->size;
-
-		if (f->size)
-			continue;
-		for (j = i + 1; j < bin->nr_funcs; j++)
-			if (bin->funcs[j].addr > f->addr) {
-				if (bin->funcs[j].addr < end)
-					end = bin->funcs[j].addr;
-				break;
-			}
-		f->size = end - f->addr;
-		f->flags |= CACHEPIN_FUNC_NOSIZE;
-	}
-	err = names_build(bin);
-out:
-	free(cands);
 	return err;
 }
 
-static int initial_units(struct cachepin_binary *bin)
+/* A symbol into the model: its value, its address in the binary's layout. */
+static int model_sym(const struct cachepin_elf_sym *s, void *arg)
 {
-	struct cachepin_unit *units = NULL;
-	size_t n = 0, cap = 0, i;
+	struct elf_ctx *c = arg;
+	struct cachepin_binary *bin = c->bin;
+	struct cachepin_sym m = { .name = s->name, .size = s->size, .type = s->type,
+				  .bind = s->bind };
 
-	for (i = 0; i < bin->nr_secs; i++) {
-		const struct cachepin_section *s = &bin->secs[i];
-		struct cachepin_unit *u;
-
-		if (!s->exec || !s->size)
-			continue;
-		if (!bin->relocatable && strncmp(s->name, ".text.", 6))
-			continue;
-		if (GROW(units, cap, n + 1))
-			goto nomem;
-		u = &units[n++];
-		u->section = strdup(s->name);
-		u->object = bin->relocatable ? strdup(bin->path) : NULL;
-		if (!u->section || (bin->relocatable && !u->object))
-			goto nomem;
-		u->addr = s->addr;
-		u->size = s->size;
-		u->align = s->align;
-		u->outsec = (int)i;
+	if (s->st_shndx == SHN_ABS)
+		return cachepin_binary_add_value(bin, s->name, s->value, s->bind != STB_LOCAL);
+	if (s->st_shndx == SHN_COMMON || s->shndx >= c->shnum)
+		return 0;
+	m.sec = c->sec_of[s->shndx];
+	m.addr = s->value;
+	if (m.sec >= 0 && bin->relocatable)
+		m.addr += bin->secs[m.sec].addr;
+	if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && bin->machine == EM_ARM &&
+	    (m.addr & 1)) {
+		m.addr &= ~1ULL;	/* Thumb: values as nm shows them */
+		m.thumb = true;
 	}
-	return cachepin_binary_set_units(bin, units, n);
-nomem:
-	units_free(units, n);
-	return -ENOMEM;
+	return cachepin_binary_add_sym(bin, &m);
 }
 
-struct cachepin_binary *cachepin_binary__open(const char *path)
+static int read_funcs(struct elf_ctx *c)
 {
-	struct cachepin_binary *bin;
-	struct elf_ctx c = { 0 };
-	GElf_Ehdr eh;
-	struct stat st;
-	int fd = -1, err;
+	const char *path = c->bin->path;
+	int err = walk_syms(c, true, model_sym, c);
 
-	bin = calloc(1, sizeof(*bin));
-	if (!bin || !(bin->path = strdup(path)) ||
-	    !(bin->priv = calloc(1, sizeof(struct binary_priv)))) {
-		err = -ENOMEM;
-		goto fail;
+	if (err == -ENOENT) {
+		pr_warn("'%s': no symbol table\n"
+			"hint: use the unstripped binary (vmlinux, not zImage; the build's "
+			"program before 'strip')\n", path);
+		return -ENOENT;
 	}
-	c.bin = bin;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
+	if (err == -ENODATA) {
+		pr_warn("'%s': unreadable symbol table: %s\n", path, elf_errmsg(-1));
+		return -EINVAL;
+	}
+	return err ? err : cachepin_binary_end_syms(c->bin);
+}
+
+int cachepin_elf_for_each_symbol(const char *path, int fd, bool dynsym,
+				 int (*fn)(const struct cachepin_elf_sym *sym, void *arg),
+				 void *arg)
+{
+	struct elf_ctx c = { 0 };
+	struct stat st;
+	GElf_Ehdr eh;
+	int err;
+
+	c.file_size = !fstat(fd, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+	err = elf_open(&c, path, fd, &eh);
+	if (!err)
+		err = walk_syms(&c, dynsym, fn, arg);
+	if (c.elf)
+		elf_end(c.elf);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The binary                                                         */
+
+/* Open PATH, a regular file: *FD and *SIZE.  0 or a negative errno after logging. */
+static int open_file(const char *path, int *fd, uint64_t *size)
+{
+	struct stat st;
+	int err;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, &st)) {
 		err = -errno;
 		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
-		goto fail;
+		return err;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
 		pr_warn("'%s': not a regular file\n", path);
-		goto fail;
+		return -EINVAL;
 	}
-	c.file_size = (uint64_t)st.st_size;
-	elf_version(EV_CURRENT);
-	c.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!c.elf || elf_kind(c.elf) != ELF_K_ELF || !gelf_getehdr(c.elf, &eh)) {
-		err = -EINVAL;
-		pr_warn("'%s': not an ELF file\n", path);
-		goto fail;
-	}
-	bin->elf_class = gelf_getclass(c.elf) == ELFCLASS64 ? 64 : 32;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+static int read_elf(struct elf_ctx *c, int fd)
+{
+	struct cachepin_binary *bin = c->bin;
+	const char *path = bin->path;
+	GElf_Ehdr eh;
+	int err;
+
+	err = elf_open(c, path, fd, &eh);
+	if (err)
+		return err;
+	bin->elf_class = gelf_getclass(c->elf) == ELFCLASS64 ? 64 : 32;
 	bin->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	bin->machine = eh.e_machine;
 	bin->arch = cachepin_arch_name(eh.e_machine);
 	bin->relocatable = eh.e_type == ET_REL;
-	if (eh.e_shoff > c.file_size ||
-	    (uint64_t)eh.e_shnum * eh.e_shentsize > c.file_size - eh.e_shoff) {
-		err = -EINVAL;
+	if (eh.e_shoff > c->file_size ||
+	    (uint64_t)eh.e_shnum * eh.e_shentsize > c->file_size - eh.e_shoff) {
 		pr_warn("'%s': truncated ELF file (section headers past the end at offset 0x%llx)\n",
 			path, (unsigned long long)eh.e_shoff);
-		goto fail;
+		return -EINVAL;
 	}
-
-	err = read_sections(&c);
+	err = read_sections(c);
 	if (!err)
-		err = read_segments(&c);
+		err = read_segments(c);
 	if (err)
-		goto fail;
-	read_build_id(&c);
-	err = read_funcs(&c);
+		return err;
+	read_build_id(c);
+	err = read_funcs(c);
 	if (!err)
-		err = initial_units(bin);
+		err = cachepin_binary_initial_units(bin);
 	if (!err)
 		err = cachepin_binary_ebase_init(bin);
 	if (err)
-		goto fail;
+		return err;
 	pr_info("'%s': %s ELF%d %s, %zu functions, %zu sections\n", path, bin->arch,
 		bin->elf_class, bin->big_endian ? "big-endian" : "little-endian",
 		bin->nr_funcs, bin->nr_secs);
-	free(c.sec_of);
-	elf_end(c.elf);
-	close(fd);
-	return bin;
-fail:
+	return 0;
+}
+
+struct cachepin_binary *cachepin_binary__open(const char *path)
+{
+	struct elf_ctx c = { 0 };
+	int fd = -1, err;
+
+	c.bin = cachepin_binary_new(path);
+	err = c.bin ? open_file(path, &fd, &c.file_size) : -ENOMEM;
+	if (!err)
+		err = read_elf(&c, fd);
 	if (err == -ENOMEM)
 		pr_warn("'%s': out of memory\n", path);
 	free(c.sec_of);
@@ -811,217 +407,9 @@ fail:
 		elf_end(c.elf);
 	if (fd >= 0)
 		close(fd);
-	cachepin_binary__free(bin);
+	if (!err)
+		return c.bin;
+	cachepin_binary__free(c.bin);
 	errno = -err;
 	return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Queries                                                            */
-
-static bool func_has(const struct cachepin_func *f, uint64_t addr)
-{
-	return addr >= f->addr && addr - f->addr < f->size;
-}
-
-const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,
-							uint64_t addr)
-{
-	size_t lo = 0, hi = bin->nr_funcs, i, k;
-
-	while (lo < hi) {	/* first function above addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (bin->funcs[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* funcs[lo - 1] starts at or below addr; a few back for nested ones */
-	for (i = lo, k = 0; i > 0 && k < 8; i--, k++)
-		if (func_has(&bin->funcs[i - 1], addr))
-			return &bin->funcs[i - 1];
-	return NULL;
-}
-
-/* Does the object name FULL end in the path SUF ("core.o" matches
- * "kernel/sched/core.o" and "vmlinux.a(core.o)")? */
-static bool obj_suffix(const char *full, const char *suf)
-{
-	size_t lf = strlen(full), ls = strlen(suf);
-	const char *p;
-
-	if (!strcmp(full, suf))
-		return true;
-	if (lf > ls && full[lf - 1] == ')') {
-		p = full + lf - 1 - ls;
-		if (p > full && !strncmp(p, suf, ls) && (p[-1] == '(' || p[-1] == '/'))
-			return true;
-	}
-	if (lf <= ls)
-		return false;
-	p = full + lf - ls;
-	return !strcmp(p, suf) && (p[-1] == '/' || p[-1] == '(');
-}
-
-const struct cachepin_func *cachepin_binary__lookup(const struct cachepin_binary *bin,
-						     const char *name, const char *object,
-						     bool *ambiguous)
-{
-	struct binary_priv *priv = bin->priv;
-	const struct cachepin_func *found = NULL;
-	struct name_ent *e;
-	size_t i, n = 0;
-
-	if (ambiguous)
-		*ambiguous = false;
-	if (!priv || !name)
-		return NULL;
-	HASH_FIND_STR(priv->names, name, e);
-	if (!e)
-		return NULL;
-	for (i = 0; i < e->n; i++) {
-		const struct cachepin_func *f = &bin->funcs[e->idx[i]];
-		const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
-
-		if (object && (!u || !u->object || !obj_suffix(u->object, object)))
-			continue;
-		if (!found)
-			found = f;
-		n++;
-	}
-	if (ambiguous)
-		*ambiguous = n > 1;
-	return found;
-}
-
-int cachepin_binary__sym_value(const struct cachepin_binary *bin, const char *name,
-			       uint64_t *value)
-{
-	struct binary_priv *priv = bin->priv;
-	struct sym_ent *e;
-
-	if (!priv || !name)
-		return 1;
-	HASH_FIND_STR(priv->syms, name, e);
-	if (!e)
-		return 1;
-	*value = e->value;
-	return 0;
-}
-
-int cachepin_binary__off_to_addr(const struct cachepin_binary *bin, uint64_t off,
-				 uint64_t *addr)
-{
-	size_t i;
-
-	for (i = 0; i < bin->nr_segs; i++) {
-		const struct cachepin_segment *s = &bin->segs[i];
-
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			*addr = s->vaddr + (off - s->offset);
-			return 0;
-		}
-	}
-	return 1;
-}
-
-/*
- * Fix every unit whose section name, "object:section" or one of whose
- * functions' names matches PATTERN.  Returns the number of units that
- * matched (0 if none), or a negative errno.
- */
-int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const char *why)
-{
-	struct binary_priv *priv = bin->priv;
-	char *w, *buf = NULL;
-	size_t i, j, bcap = 0;
-	int n = 0;
-
-	if (!priv)
-		return -EINVAL;
-	if (GROW(priv->whys, priv->cap_whys, priv->nr_whys + 1))
-		return -ENOMEM;
-	w = strdup(why ? why : "--fixed");
-	if (!w)
-		return -ENOMEM;
-	priv->whys[priv->nr_whys++] = w;
-
-	for (i = 0; i < bin->nr_units; i++) {
-		struct cachepin_unit *u = &bin->units[i];
-		bool match;
-
-		if (u->flags & CACHEPIN_UNIT_SYNTHETIC)
-			continue;	/* fixed already, and for a better reason */
-		match = u->section && !fnmatch(pattern, u->section, 0);
-
-		if (!match && u->object && u->section) {
-			size_t need = strlen(u->object) + strlen(u->section) + 2;
-
-			if (GROW(buf, bcap, need)) {
-				free(buf);
-				return -ENOMEM;
-			}
-			snprintf(buf, need, "%s:%s", u->object, u->section);
-			match = !fnmatch(pattern, buf, 0);
-		}
-		for (j = 0; !match && j < u->nr_funcs; j++)
-			match = !fnmatch(pattern, bin->funcs[u->first_func + j].name, 0);
-		if (!match)
-			continue;
-		u->flags = (u->flags & ~CACHEPIN_UNIT_MOVABLE) | CACHEPIN_UNIT_FIXED;
-		u->fixed_why = w;
-		n++;
-	}
-	free(buf);
-	return n;
-}
-
-char *cachepin_binary__build_id_str(const struct cachepin_binary *bin, char *buf)
-{
-	size_t i;
-
-	buf[0] = '\0';
-	for (i = 0; i < bin->build_id_len && i < sizeof(bin->build_id); i++)
-		sprintf(buf + 2 * i, "%02x", bin->build_id[i]);
-	return buf;
-}
-
-void cachepin_binary__free(struct cachepin_binary *bin)
-{
-	struct binary_priv *priv;
-	size_t i;
-
-	if (!bin)
-		return;
-	priv = bin->priv;
-	if (priv) {
-		struct sym_ent *s, *st;
-		struct sec_ent *c, *ct;
-
-		names_free(priv);
-		HASH_ITER(hh, priv->syms, s, st) {
-			HASH_DEL(priv->syms, s);
-			free(s->name);
-			free(s);
-		}
-		HASH_ITER(hh, priv->secs, c, ct) {
-			HASH_DEL(priv->secs, c);
-			free(c);
-		}
-		for (i = 0; i < priv->nr_whys; i++)
-			free(priv->whys[i]);
-		free(priv->whys);
-		free(priv);
-	}
-	for (i = 0; i < bin->nr_secs; i++)
-		free(bin->secs[i].name);
-	free(bin->secs);
-	for (i = 0; i < bin->nr_funcs; i++)
-		free(bin->funcs[i].name);
-	free(bin->funcs);
-	units_free(bin->units, bin->nr_units);
-	free(bin->segs);
-	free(bin->path);
-	free(bin);
 }
