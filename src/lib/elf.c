@@ -284,11 +284,7 @@ static int model_sym(const struct cachepin_elf_sym *s, void *arg)
 	m.addr = s->value;
 	if (m.sec >= 0 && bin->relocatable)
 		m.addr += bin->secs[m.sec].addr;
-	if ((s->type == STT_FUNC || s->type == STT_GNU_IFUNC) && bin->machine == EM_ARM &&
-	    (m.addr & 1)) {
-		m.addr &= ~1ULL;	/* Thumb: values as nm shows them */
-		m.thumb = true;
-	}
+	m.thumb = cachepin_arch_thumb(bin->machine, s->type, &m.addr);
 	return cachepin_binary_add_sym(bin, &m);
 }
 

@@ -36,6 +36,14 @@ bool cachepin_arch_mapping_sym(const char *n)
 	return n[0] == '$' && n[1] && strchr("adtx", n[1]) && (!n[2] || n[2] == '.');
 }
 
+bool cachepin_arch_thumb(uint16_t machine, uint8_t type, uint64_t *value)
+{
+	if (machine != EM_ARM || (type != STT_FUNC && type != STT_GNU_IFUNC) || !(*value & 1))
+		return false;
+	*value &= ~1ULL;
+	return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* Linker-script symbols                                              */
 

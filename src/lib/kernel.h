@@ -16,6 +16,13 @@ const char *cachepin_arch_name(uint16_t machine);
 /* Is NAME an ARM/AArch64 mapping symbol ($a, $d, $t, $x and "$a.N" forms)? */
 bool cachepin_arch_mapping_sym(const char *name);
 
+/*
+ * ARM Thumb code: clears bit 0 of *VALUE, the value of a symbol of TYPE
+ * (STT_*) in a file for MACHINE (EM_*), if it is a function (STT_FUNC,
+ * STT_GNU_IFUNC) of Thumb code, as nm shows it.  True if it did.
+ */
+bool cachepin_arch_thumb(uint16_t machine, uint8_t type, uint64_t *value);
+
 /* ---- linkers and kernels ---- */
 
 /*

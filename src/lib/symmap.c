@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Symbol addresses for cachepin check: from an ELF or System.map/nm text. */
 #include <ctype.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <uthash.h>
 #include "cachepin/symmap.h"
 #include "internal.h"
+#include "binary-int.h"
+#include "kernel.h"
 
 struct sym {
 	char *name;
@@ -98,69 +97,57 @@ size_t cachepin_symmap__lookup_all(const struct cachepin_symmap *sm, const char 
 	return s->nr_all;
 }
 
+/* A symbol of the ELF: every named one, as nm lists them. */
+static int elf_sym(const struct cachepin_elf_sym *s, void *arg)
+{
+	uint64_t v = s->value;
+
+	if (s->name[0] == '$')
+		return 0;	/* mapping symbols ($a, $d, $t, $x) and their kin */
+	cachepin_arch_thumb(s->machine, s->type, &v);
+	return sm_add(arg, s->name, v);
+}
+
 static int read_elf(struct cachepin_symmap *sm, const char *path, int fd)
 {
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	int err = 0;
+	int err = cachepin_elf_for_each_symbol(path, fd, false, elf_sym, sm);
 
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
-		pr_warn("'%s': not an ELF file\n", path);
-		if (e)
-			elf_end(e);
-		return -EINVAL;
+	/* no .symtab (a stripped file): no symbols, each is reported missing */
+	return err == -ENOENT || err == -ENODATA ? 0 : err;
+}
+
+/* Split S in place at blanks into at most MAX fields; returns their number. */
+static size_t split_fields(char *s, char **field, size_t max)
+{
+	static const char blanks[] = " \t\n";
+	size_t n = 0;
+
+	while (n < max) {
+		s += strspn(s, blanks);
+		if (!*s)
+			break;
+		field[n++] = s;
+		s += strcspn(s, blanks);
+		if (*s)
+			*s++ = '\0';
 	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i, n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 1; i < n && !err; i++) {
-			GElf_Sym s;
-			const char *name;
-			uint64_t v;
-
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-				continue;
-			if (GELF_ST_TYPE(s.st_info) == STT_SECTION || GELF_ST_TYPE(s.st_info) == STT_FILE)
-				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || !*name || name[0] == '$')
-				continue;
-			v = s.st_value;
-			if (eh.e_machine == EM_ARM && GELF_ST_TYPE(s.st_info) == STT_FUNC)
-				v &= ~1ULL;
-			err = sm_add(sm, name, v);
-		}
-	}
-	elf_end(e);
-	return err;
+	return n;
 }
 
 static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 {
-	char *line = NULL, *p, *end;
+	char *line = NULL, *end;
 	size_t cap = 0;
 	unsigned long lineno = 0, good = 0;
 	int err = 0;
 
 	while (getline(&line, &cap, f) > 0 && !err) {
 		char *tok[4];
-		int n = 0;
+		size_t n;
 		uint64_t addr;
 
 		lineno++;
-		for (p = strtok(line, " \t\n"); p && n < 4; p = strtok(NULL, " \t\n"))
-			tok[n++] = p;
+		n = split_fields(line, tok, ARRAY_SIZE(tok));
 		if (n < 3)
 			continue;	/* "U name" lines of nm, blank lines */
 		addr = strtoull(tok[0], &end, 16);
