@@ -138,3 +138,71 @@ const char *cachepin_kernel_fixed_why(uint16_t machine, const char *section,
 		return "entry code";
 	return NULL;
 }
+
+/* ------------------------------------------------------------------ */
+/* Kernel DSO names                                                   */
+
+#define KALLSYMS "[kernel.kallsyms]"
+
+/* perf's user-space special maps, which look like "[module]" names. */
+static const char *const user_special_maps[] = {
+	"unknown", "vdso", "vsyscall", "vvar", "heap", "stack", "anon",
+	"vectors", "sigpage", "uprobes", "sigreturn", "vdso32", "vdso64",
+};
+
+static bool slice_is(const char *p, size_t n, const char *s)
+{
+	return strlen(s) == n && !memcmp(p, s, n);
+}
+
+static bool slice_starts(const char *p, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+
+	return n >= l && !memcmp(p, s, l);
+}
+
+static enum cachepin_kernel_dso bracketed_dso(const char *in, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(user_special_maps); i++)
+		if (slice_is(in, n, user_special_maps[i]))
+			return KERNEL_DSO_NONE;
+	if (slice_starts(in, n, "stack:") || slice_starts(in, n, "anon:") ||
+	    slice_starts(in, n, "JIT"))
+		return KERNEL_DSO_NONE;
+	return KERNEL_DSO_MODULE;
+}
+
+enum cachepin_kernel_dso cachepin_kernel_dso(const char *d, size_t n)
+{
+	const char *base = d + n;
+	size_t i, bn;
+
+	if (slice_starts(d, n, KALLSYMS) || slice_is(d, n, "[kernel]"))
+		return KERNEL_DSO_IMAGE;
+	if (n >= 3 && d[0] == '[' && d[n - 1] == ']')
+		return bracketed_dso(d + 1, n - 2);
+	while (base > d && base[-1] != '/')
+		base--;
+	bn = (size_t)(d + n - base);
+	if (bn >= 3 && !memcmp(base + bn - 3, ".ko", 3))
+		return KERNEL_DSO_MODULE;
+	for (i = 0; i + 4 <= bn; i++)
+		if (!memcmp(base + i, ".ko.", 4))
+			return KERNEL_DSO_MODULE;
+	if (slice_is(base, bn, "vmlinux") || slice_starts(base, bn, "vmlinux-"))
+		return KERNEL_DSO_IMAGE;
+	return KERNEL_DSO_NONE;
+}
+
+bool cachepin_kernel_dso_is_image(const char *dso)
+{
+	return !dso || cachepin_kernel_dso(dso, strlen(dso)) == KERNEL_DSO_IMAGE;
+}
+
+const char *cachepin_kernel_mmap_ref(const char *name)
+{
+	return strncmp(name, KALLSYMS, strlen(KALLSYMS)) ? NULL : name + strlen(KALLSYMS);
+}

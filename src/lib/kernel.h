@@ -39,4 +39,37 @@ bool cachepin_kernel_marker_sym(const char *name);
 const char *cachepin_kernel_fixed_why(uint16_t machine, const char *section,
 				      const char *object);
 
+/* ---- kernel DSO names (perf script, perf report, perf.data) ---- */
+
+enum cachepin_kernel_dso {
+	KERNEL_DSO_NONE,	/* user space */
+	KERNEL_DSO_IMAGE,	/* the kernel image, vmlinux */
+	KERNEL_DSO_MODULE,	/* other kernel code: modules, a guest's kernel */
+};
+
+/*
+ * What the dso name NAME[0..LEN) is, in order:
+ *  - "[kernel.kallsyms]..." (perf also appends a symbol) and "[kernel]":
+ *    the image;
+ *  - other "[...]" names: a module ("[nf_conntrack]"), unless perf's user
+ *    space maps ("[vdso]", "[heap]", "[stack:N]", "[anon:X]", "[JIT]...");
+ *  - a file named "*.ko" or "*.ko.*" (compressed): a module;
+ *  - a file named "vmlinux" or "vmlinux-*": the image;
+ *  - anything else: user space.
+ */
+enum cachepin_kernel_dso cachepin_kernel_dso(const char *name, size_t len);
+
+/*
+ * Is DSO, the dso of a kernel frame, the kernel image?  True for NULL
+ * too: a kernel frame without a dso is the image's.
+ */
+bool cachepin_kernel_dso_is_image(const char *dso);
+
+/*
+ * The reference symbol in NAME, perf's name of the kernel image's map in
+ * a perf.data mmap event ("_text" of "[kernel.kallsyms]_text", "" of
+ * "[kernel.kallsyms]"), or NULL if NAME is another map's.
+ */
+const char *cachepin_kernel_mmap_ref(const char *name);
+
 #endif

@@ -9,6 +9,7 @@
 #include <uthash.h>
 #include "cachepin/profile.h"
 #include "internal.h"
+#include "kernel.h"
 #include "profile-int.h"
 
 struct edge_ent {
@@ -113,13 +114,6 @@ void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref
 		pb->kaslr = (int64_t)(runtime_addr - v);
 }
 
-static bool is_kernel_dso(const char *dso)
-{
-	return !dso || !strcmp(dso, "[kernel.kallsyms]") || !strcmp(dso, "[kernel]") ||
-	       !strncmp(dso, "[kernel.kallsyms]", 17) || !strcmp(dso, "vmlinux") ||
-	       (strlen(dso) > 8 && !strcmp(dso + strlen(dso) - 8, "/vmlinux"));
-}
-
 /*
  * The frame's ip as an address where synthetic functions (MIPS exception
  * handlers, only ever in 32-bit kernels) could be: absolute, and without
@@ -219,7 +213,7 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 		return f - bin->funcs;
 	}
 	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
-		if (!(pb->flags & CACHEPIN_PBUILD_KERNEL) || !is_kernel_dso(fr->dso))
+		if (!(pb->flags & CACHEPIN_PBUILD_KERNEL) || !cachepin_kernel_dso_is_image(fr->dso))
 			return -1;
 	} else {
 		if (!(pb->flags & CACHEPIN_PBUILD_USER))

@@ -18,6 +18,7 @@
 #include <zstd.h>
 #include "cachepin/perf.h"
 #include "internal.h"
+#include "kernel.h"
 
 #include "perf-format.h"
 
@@ -372,7 +373,7 @@ static int perf_add_kmap(struct cachepin_perf *p, const char *name, uint64_t sta
 {
 	struct cachepin_perf_meta *meta = &p->meta;
 	struct cachepin_perf_kmap *k;
-	bool kernel = !strncmp(name, KALLSYMS, strlen(KALLSYMS));
+	const char *ref = cachepin_kernel_mmap_ref(name);
 
 	if (GROW(meta->kmaps, p->cap_kmaps, meta->nr_kmaps + 1))
 		return -ENOMEM;
@@ -383,9 +384,9 @@ static int perf_add_kmap(struct cachepin_perf *p, const char *name, uint64_t sta
 	k->start = start;
 	k->len = len;
 	k->pgoff = pgoff;
-	if (kernel) {
+	if (ref) {
 		free(meta->kernel_ref_sym);
-		meta->kernel_ref_sym = strdup(name + strlen(KALLSYMS));
+		meta->kernel_ref_sym = strdup(ref);
 		if (!meta->kernel_ref_sym)
 			return -ENOMEM;
 		meta->kernel_ref_addr = pgoff;

@@ -6,42 +6,8 @@
  * its event, the delivery to the caller's function, and the messages
  * about a line.
  */
+#include "kernel.h"
 #include "textin-int.h"
-
-/* perf's user-space special maps, which look like "[module]" names. */
-static const char *const user_special_maps[] = {
-	"unknown", "vdso", "vsyscall", "vvar", "heap", "stack", "anon",
-	"vectors", "sigpage", "uprobes", "sigreturn", "vdso32", "vdso64",
-};
-
-static bool dso_is_kernel(const char *d, size_t n)
-{
-	const char *base;
-	size_t i, bn;
-
-	if (n >= 3 && d[0] == '[' && d[n - 1] == ']') {
-		const char *in = d + 1;
-		size_t inn = n - 2;
-
-		for (i = 0; i < ARRAY_SIZE(user_special_maps); i++)
-			if (scan_eq(in, in + inn, user_special_maps[i]))
-				return false;
-		if (scan_starts(in, in + inn, "stack:") || scan_starts(in, in + inn, "anon:") ||
-		    scan_starts(in, in + inn, "JIT"))
-			return false;
-		return true;
-	}
-	if (n >= 3 && !memcmp(d + n - 3, ".ko", 3))
-		return true;
-	for (i = 0; i + 4 <= n; i++)
-		if (!memcmp(d + i, ".ko.", 4))
-			return true;
-	base = d + n;
-	while (base > d && base[-1] != '/')
-		base--;
-	bn = (size_t)(d + n - base);
-	return scan_eq(base, base + bn, "vmlinux") || scan_starts(base, base + bn, "vmlinux-");
-}
 
 void cachepin_text_frame_sym(struct pframe *f, const char *p, const char *e, bool offsets)
 {
@@ -70,7 +36,7 @@ void cachepin_text_frame_dso(struct pframe *f, const char *p, const char *e)
 		return;
 	f->dso = p;
 	f->dso_end = e;
-	if (dso_is_kernel(p, (size_t)(e - p)))
+	if (cachepin_kernel_dso(p, (size_t)(e - p)) != KERNEL_DSO_NONE)
 		f->flags |= CACHEPIN_FRAME_KERNEL;
 }
 
