@@ -166,6 +166,19 @@ cachepin_binary__func_unit(const struct cachepin_binary *bin, const struct cache
 	return f->unit >= 0 ? &bin->units[f->unit] : NULL;
 }
 
+/*
+ * Is BIN a Linux kernel (does it define start_kernel, the C entry of
+ * every kernel)?  Never fails.
+ */
+bool cachepin_binary__is_kernel(const struct cachepin_binary *bin);
+
+/*
+ * The names of the functions where a kernel switches tasks (ARM, arm64,
+ * MIPS, x86-64): returns a static array (not to be freed) and its length
+ * in *N.  Never fails.
+ */
+const char *const *cachepin_kernel__switchers(size_t *n);
+
 /* Hex build-id into BUF (at least 129 bytes); "" if none. */
 char *cachepin_binary__build_id_str(const struct cachepin_binary *bin, char *buf);
 

@@ -206,3 +206,53 @@ const char *cachepin_kernel_mmap_ref(const char *name)
 {
 	return strncmp(name, KALLSYMS, strlen(KALLSYMS)) ? NULL : name + strlen(KALLSYMS);
 }
+
+/* ------------------------------------------------------------------ */
+/* Kernel symbols                                                     */
+
+bool cachepin_binary__is_kernel(const struct cachepin_binary *bin)
+{
+	uint64_t v;
+
+	return cachepin_binary__sym_value(bin, "start_kernel", &v) == 0;
+}
+
+const char *const *cachepin_kernel__switchers(size_t *n)
+{
+	static const char *const switchers[] = {
+		"__switch_to",		/* ARM, arm64, x86-64 */
+		"__switch_to_asm",	/* x86-64 */
+		"resume",		/* MIPS */
+		"cpu_switch_to",	/* arm64 */
+	};
+
+	*n = ARRAY_SIZE(switchers);
+	return switchers;
+}
+
+/* ------------------------------------------------------------------ */
+/* The exception base of 32-bit MIPS kernels                          */
+
+/*
+ * Linux copies or generates them at boot (arch/mips/kernel/traps.c,
+ * arch/mips/mm/tlbex.c):
+ *
+ *   ebase + 0x000  TLB refill: tlbex.c builds at most 32 instructions
+ *   ebase + 0x100  cache error: cold, not modelled
+ *   ebase + 0x180  general exception: except_vec3_generic, 0x80 bytes
+ *   ebase + 0x200  interrupt: one jump on divec CPUs; vectored interrupts
+ *                  (VInt) put vector n at 0x200 + n * 0x100 (VECTORSPACING)
+ *
+ * MIPS_EBASE_SPAN is where the last one ends.
+ */
+const struct cachepin_mips_handler cachepin_mips_handlers[MIPS_NR_HANDLERS] = {
+	{ "[ebase.tlb_refill]", 0x000, 0x80 },
+	{ "[ebase.general]", 0x180, 0x80 },
+	{ "[ebase.interrupt]", 0x200, 0x800 },	/* VInt vectors 0-7 */
+};
+
+bool cachepin_kernel_is_mips32(const struct cachepin_binary *bin)
+{
+	return bin->machine == EM_MIPS && bin->elf_class == 32 && !bin->relocatable &&
+	       cachepin_binary__is_kernel(bin);
+}

@@ -72,4 +72,27 @@ bool cachepin_kernel_dso_is_image(const char *dso);
  */
 const char *cachepin_kernel_mmap_ref(const char *name);
 
+/* ---- the exception base of 32-bit MIPS kernels (ebase.c) ---- */
+
+#define MIPS_KSEG0		0x80000000ULL
+#define MIPS_KSEG2		0xc0000000ULL	/* the exception base is in KSEG0 or KSEG1 */
+#define MIPS_EBASE_ALIGN	0x1000ULL	/* EBase holds bits 31:12 */
+#define MIPS_EBASE_SPAN		0xa00ULL	/* the end of the last handler */
+#define MIPS_EBASE_WHY		"exception handler at ebase"
+
+/* A handler the kernel writes at the exception base at boot. */
+struct cachepin_mips_handler {
+	const char *name;	/* in brackets: no C symbol can have it */
+	uint32_t off, size;	/* from the exception base */
+};
+
+#define MIPS_NR_HANDLERS 3
+extern const struct cachepin_mips_handler cachepin_mips_handlers[MIPS_NR_HANDLERS];
+
+/*
+ * Is BIN a 32-bit MIPS kernel (EM_MIPS, ELFCLASS32, linked, defines
+ * start_kernel), whose handlers are at its exception base?
+ */
+bool cachepin_kernel_is_mips32(const struct cachepin_binary *bin);
+
 #endif
