@@ -1,34 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Objects and archives through libbfd (*.o, vmlinux.a, thin built-in.a):
- * input sections with sizes and alignments, and call/jump relocations as
- * a static call graph.
+ * their call/jump relocations as a static call graph.
  */
 #ifndef CACHEPIN_OBJECTS_H
 #define CACHEPIN_OBJECTS_H
 
 #include "cachepin/cachepin.h"
 
-struct cachepin_objsec {
-	char *object;		/* "dir/x.o", or "lib.a(x.o)" for archive members
-				 * (thin archive members: their path, as ld's map names them) */
-	char *section;		/* ".text.foo" */
-	uint64_t size, align;
-	char **funcs;		/* function symbols defined in it */
-	size_t nr_funcs;
-};
-
 struct cachepin_cgedge {
 	char *caller;		/* function containing the relocation */
-	char *caller_object;
+	char *caller_object;	/* "dir/x.o", or "lib.a(x.o)" for archive members
+				 * (thin archive members: their path, as ld's map names them) */
 	char *callee;		/* target symbol name */
 	uint32_t count;		/* relocations from caller to callee */
 	bool tail;		/* a jump (R_ARM_JUMP24, ...), not a call */
 };
 
 struct cachepin_objects {
-	struct cachepin_objsec *secs;
-	size_t nr_secs;
 	struct cachepin_cgedge *edges;	/* sorted by caller, callee */
 	size_t nr_edges;
 };

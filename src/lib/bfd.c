@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Objects and archives through libbfd: executable input sections and a
- * static call graph from call/jump relocations.
+ * Objects and archives through libbfd: a static call graph from the
+ * call/jump relocations of their code sections.
  *
  * Relocations taken (by the howto name, so one binary serves every
  * target libbfd knows):
@@ -34,7 +34,6 @@ struct edge_ent {
 
 struct load_ctx {
 	struct cachepin_objects *objs;
-	size_t cap_secs;
 	struct edge_ent *edges;
 };
 
@@ -256,106 +255,79 @@ static int do_relocs(struct load_ctx *c, bfd *abfd, asection *sec, const char *o
 	return err;
 }
 
-static int do_object(struct load_ctx *c, bfd *abfd, const char *object)
+static void obj_syms_free(struct obj_syms *os)
 {
-	struct cachepin_objects *objs = c->objs;
-	struct obj_syms os = { 0 };
-	asection *sec;
-	long sz, i;
-	int err = 0;
+	unsigned int i;
 
-	os.nsec = bfd_count_sections(abfd);
-	os.fs = calloc(os.nsec + 1, sizeof(*os.fs));
-	os.nfs = calloc(os.nsec + 1, sizeof(*os.nfs));
-	if (!os.fs || !os.nfs) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (os->fs)
+		for (i = 0; i < os->nsec; i++)
+			free(os->fs[i]);
+	free(os->fs);
+	free(os->nfs);
+	free(os->syms);
+}
+
+static bool sym_in_code(const asymbol *s, const struct obj_syms *os)
+{
+	return sym_is_func(s) && s->section && s->section->index < os->nsec &&
+	       (s->section->flags & SEC_CODE);
+}
+
+/* The symbols of ABFD, and per code section its functions by address. */
+static int obj_syms_read(bfd *abfd, struct obj_syms *os)
+{
+	long sz, i;
+
+	os->nsec = bfd_count_sections(abfd);
+	os->fs = calloc(os->nsec + 1, sizeof(*os->fs));
+	os->nfs = calloc(os->nsec + 1, sizeof(*os->nfs));
+	if (!os->fs || !os->nfs)
+		return -ENOMEM;
 	sz = bfd_get_symtab_upper_bound(abfd);
 	if (sz > 0) {
-		os.syms = malloc((size_t)sz);
-		if (!os.syms) {
-			err = -ENOMEM;
-			goto out;
-		}
-		os.nsyms = bfd_canonicalize_symtab(abfd, os.syms);
-		if (os.nsyms < 0)
-			os.nsyms = 0;
+		os->syms = malloc((size_t)sz);
+		if (!os->syms)
+			return -ENOMEM;
+		os->nsyms = bfd_canonicalize_symtab(abfd, os->syms);
+		if (os->nsyms < 0)
+			os->nsyms = 0;
 	}
-	for (i = 0; i < os.nsyms; i++) {	/* count, then fill */
-		asymbol *s = os.syms[i];
-
-		if (sym_is_func(s) && s->section && s->section->index < os.nsec &&
-		    (s->section->flags & SEC_CODE))
-			os.nfs[s->section->index]++;
+	for (i = 0; i < os->nsyms; i++)	/* count, then fill */
+		if (sym_in_code(os->syms[i], os))
+			os->nfs[os->syms[i]->section->index]++;
+	for (i = 0; i < (long)os->nsec; i++) {
+		os->fs[i] = calloc(os->nfs[i] + 1, sizeof(**os->fs));
+		if (!os->fs[i])
+			return -ENOMEM;
+		os->nfs[i] = 0;
 	}
-	for (i = 0; i < (long)os.nsec; i++) {
-		os.fs[i] = calloc(os.nfs[i] + 1, sizeof(**os.fs));
-		if (!os.fs[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-		os.nfs[i] = 0;
-	}
-	for (i = 0; i < os.nsyms; i++) {
-		asymbol *s = os.syms[i];
+	for (i = 0; i < os->nsyms; i++) {
+		asymbol *s = os->syms[i];
 		unsigned int x;
 
-		if (!sym_is_func(s) || !s->section || s->section->index >= os.nsec ||
-		    !(s->section->flags & SEC_CODE))
+		if (!sym_in_code(s, os))
 			continue;
 		x = s->section->index;
-		os.fs[x][os.nfs[x]].value = s->value;
-		os.fs[x][os.nfs[x]].name = s->name;
-		os.nfs[x]++;
+		os->fs[x][os->nfs[x]].value = s->value;
+		os->fs[x][os->nfs[x]].name = s->name;
+		os->nfs[x]++;
 	}
-	for (i = 0; i < (long)os.nsec; i++)
-		sort_n(os.fs[i], os.nfs[i], sizeof(**os.fs), fsym_cmp);
+	for (i = 0; i < (long)os->nsec; i++)
+		sort_n(os->fs[i], os->nfs[i], sizeof(**os->fs), fsym_cmp);
+	return 0;
+}
 
-	for (sec = abfd->sections; sec && !err; sec = sec->next) {
-		struct cachepin_objsec *o;
-		size_t j;
+/* The call graph edges of the code sections of ABFD. */
+static int do_object(struct load_ctx *c, bfd *abfd, const char *object)
+{
+	struct obj_syms os = { 0 };
+	asection *sec;
+	int err = obj_syms_read(abfd, &os);
 
-		if (!(sec->flags & SEC_CODE) || !bfd_section_size(sec))
-			continue;
-		if (GROW(objs->secs, c->cap_secs, objs->nr_secs + 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		o = &objs->secs[objs->nr_secs++];
-		o->object = strdup(object);
-		o->section = strdup(bfd_section_name(sec));
-		o->size = bfd_section_size(sec);
-		o->align = (uint64_t)1 << bfd_section_alignment(sec);
-		if (!o->object || !o->section) {
-			err = -ENOMEM;
-			break;
-		}
-		if (sec->index < os.nsec && os.nfs[sec->index]) {
-			o->funcs = calloc(os.nfs[sec->index], sizeof(*o->funcs));
-			if (!o->funcs) {
-				err = -ENOMEM;
-				break;
-			}
-			for (j = 0; j < os.nfs[sec->index]; j++) {
-				o->funcs[j] = strdup(os.fs[sec->index][j].name);
-				if (!o->funcs[j]) {
-					err = -ENOMEM;
-					break;
-				}
-				o->nr_funcs++;
-			}
-		}
-		if (!err)
+	for (sec = abfd->sections; sec && !err; sec = sec->next)
+		if ((sec->flags & SEC_CODE) && bfd_section_size(sec))
 			err = do_relocs(c, abfd, sec, object, &os);
-	}
-out:
-	if (os.fs)
-		for (i = 0; i < (long)os.nsec; i++)
-			free(os.fs[i]);
-	free(os.fs);
-	free(os.nfs);
-	free(os.syms);
+	obj_syms_free(&os);
 	return err;
 }
 
@@ -504,18 +476,10 @@ struct cachepin_objects *cachepin_objects__load(const char *const *paths, size_t
 
 void cachepin_objects__free(struct cachepin_objects *objs)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!objs)
 		return;
-	for (i = 0; i < objs->nr_secs; i++) {
-		free(objs->secs[i].object);
-		free(objs->secs[i].section);
-		for (j = 0; j < objs->secs[i].nr_funcs; j++)
-			free(objs->secs[i].funcs[j]);
-		free(objs->secs[i].funcs);
-	}
-	free(objs->secs);
 	for (i = 0; i < objs->nr_edges; i++) {
 		free(objs->edges[i].caller);
 		free(objs->edges[i].caller_object);

@@ -21,8 +21,8 @@
  *
  * Alignment of a unit: the map does not say; the lowest set bit of its
  * address (capped at 64) is used, an upper bound of the real alignment,
- * so that a layout honouring it is never under-aligned.  The objects
- * (objects.h) give the exact value when they are at hand.
+ * so that a layout honouring it is never under-aligned (only the
+ * objects know the exact value, and they are not read for it).
  */
 #include <fcntl.h>
 #include <stdio.h>

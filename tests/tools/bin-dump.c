@@ -11,8 +11,7 @@
  *   bin-dump find FILE ADDR...
  *   bin-dump off FILE OFFSET...
  *   bin-dump fix FILE MAP|- PATTERN
- *   bin-dump objects FILE...      "sec OBJ SEC SIZE ALIGN FUNCS..." and
- *                                 "edge CALLER CALLER-OBJ CALLEE COUNT call|tail"
+ *   bin-dump objects FILE...      edge CALLER CALLER-OBJ CALLEE COUNT call|tail
  *   bin-dump srcline FILE ADDR... ADDR FILE:LINE [INLINED]
  *   bin-dump time FILE MAP        seconds for open + load_map, to stderr
  */
@@ -111,19 +110,10 @@ static int cmd_units(struct cachepin_binary *bin)
 static int cmd_objects(const char *const *paths, size_t n)
 {
 	struct cachepin_objects *objs = cachepin_objects__load(paths, n);
-	size_t i, j;
+	size_t i;
 
 	if (!objs)
 		return 1;
-	for (i = 0; i < objs->nr_secs; i++) {
-		const struct cachepin_objsec *s = &objs->secs[i];
-
-		printf("sec %s %s %llu %llu", s->object, s->section,
-		       (unsigned long long)s->size, (unsigned long long)s->align);
-		for (j = 0; j < s->nr_funcs; j++)
-			printf(" %s", s->funcs[j]);
-		putchar('\n');
-	}
 	for (i = 0; i < objs->nr_edges; i++) {
 		const struct cachepin_cgedge *e = &objs->edges[i];
 
