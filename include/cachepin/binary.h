@@ -2,7 +2,7 @@
 /*
  * The binary whose layout is analysed: functions, the input sections a
  * linker script can move ("units"), and which of them are fixed.
- * Sources: the ELF (libelf), a GNU ld link map, objects (libbfd).
+ * Sources: the ELF (libelf) and a GNU ld link map.
  */
 #ifndef CACHEPIN_BINARY_H
 #define CACHEPIN_BINARY_H

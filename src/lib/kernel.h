@@ -2,6 +2,8 @@
 /*
  * What the library knows of architectures, linkers and the Linux kernel,
  * all in kernel.c: a new SoC, toolchain or kernel version is taught there.
+ * Its public part, cachepin_binary__is_kernel() and
+ * cachepin_kernel__switchers(), is declared in cachepin/binary.h.
  */
 #ifndef CACHEPIN_KERNEL_H
 #define CACHEPIN_KERNEL_H
