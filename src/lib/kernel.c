@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include "internal.h"
 #include "kernel.h"
+#include "perf-format.h"
 
 #ifndef EM_AARCH64
 #define EM_AARCH64 183
@@ -142,7 +143,6 @@ const char *cachepin_kernel_fixed_why(uint16_t machine, const char *section,
 /* ------------------------------------------------------------------ */
 /* Kernel DSO names                                                   */
 
-#define KALLSYMS "[kernel.kallsyms]"
 
 /* perf's user-space special maps, which look like "[module]" names. */
 static const char *const user_special_maps[] = {

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "scan.h"
 #include "binary-int.h"
 
 #define MAP_MAX_ALIGN 64
@@ -46,51 +47,6 @@ struct map_ctx {
 	size_t sym_match, sym_mismatch, out_match, out_mismatch;
 	size_t lineno;
 };
-
-/* Split LINE (not NUL-terminated, LEN bytes) into at most MAX tokens. */
-static size_t tokenize(const char *line, size_t len, const char **tok, size_t *tlen,
-		       size_t max)
-{
-	size_t i = 0, n = 0;
-
-	while (i < len && n < max) {
-		while (i < len && (line[i] == ' ' || line[i] == '\t'))
-			i++;
-		if (i == len)
-			break;
-		tok[n] = line + i;
-		while (i < len && line[i] != ' ' && line[i] != '\t')
-			i++;
-		tlen[n] = (size_t)(line + i - tok[n]);
-		n++;
-	}
-	return n;
-}
-
-static bool parse_hex(const char *s, size_t len, uint64_t *v)
-{
-	uint64_t x = 0;
-	size_t i;
-
-	if (len < 3 || s[0] != '0' || s[1] != 'x' || len > 18)
-		return false;
-	for (i = 2; i < len; i++) {
-		char c = s[i];
-		int d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return false;
-		x = x << 4 | (uint64_t)d;
-	}
-	*v = x;
-	return true;
-}
 
 static void copy_tok(char *dst, size_t cap, const char *s, size_t len)
 {
@@ -178,14 +134,19 @@ static bool is_keyword(const char *t, size_t len)
 
 static int map_line(struct map_ctx *m, const char *line, size_t len)
 {
+	struct scan_field f[4];
 	const char *tok[4];
-	size_t tl[4], n;
+	size_t tl[4], n, i;
 	uint64_t addr, size;
 	char name[256];
 
 	if (len && line[len - 1] == '\r')
 		len--;
-	n = tokenize(line, len, tok, tl, 4);
+	n = scan_fields(line, line + len, f, ARRAY_SIZE(f));
+	for (i = 0; i < n; i++) {
+		tok[i] = f[i].p;
+		tl[i] = (size_t)(f[i].e - f[i].p);
+	}
 	if (!n)
 		return 0;
 
@@ -197,7 +158,7 @@ static int map_line(struct map_ctx *m, const char *line, size_t len)
 			return 0;
 		}
 		copy_tok(name, sizeof(name), tok[0], tl[0]);
-		if (n >= 3 && parse_hex(tok[1], tl[1], &addr) && parse_hex(tok[2], tl[2], &size))
+		if (n >= 3 && scan_hex0x(tok[1], tok[1] + tl[1], &addr) && scan_hex0x(tok[2], tok[2] + tl[2], &size))
 			map_output(m, name, true, addr);
 		else if (n == 1) {
 			map_output(m, name, false, 0);
@@ -212,7 +173,7 @@ static int map_line(struct map_ctx *m, const char *line, size_t len)
 	if (line[1] != ' ' && line[1] != '\t') {	/* input section, fill or statement */
 		m->pend_out[0] = m->pend_in[0] = '\0';
 		if (tl[0] == 6 && !memcmp(tok[0], "*fill*", 6)) {
-			if (n >= 3 && parse_hex(tok[2], tl[2], &size))
+			if (n >= 3 && scan_hex0x(tok[2], tok[2] + tl[2], &size))
 				m->fill += size;
 			return 0;
 		}
@@ -223,33 +184,33 @@ static int map_line(struct map_ctx *m, const char *line, size_t len)
 			memcpy(m->pend_in, name, sizeof(name));
 			return 0;
 		}
-		if (n >= 3 && parse_hex(tok[1], tl[1], &addr) && parse_hex(tok[2], tl[2], &size))
+		if (n >= 3 && scan_hex0x(tok[1], tok[1] + tl[1], &addr) && scan_hex0x(tok[2], tok[2] + tl[2], &size))
 			return map_input(m, name, addr, size, n > 3 ? tok[3] : NULL,
 					 n > 3 ? (size_t)(line + len - tok[3]) : 0);
 		return 0;
 	}
 
 	/* indented: continuation, symbol or assignment */
-	if (!parse_hex(tok[0], tl[0], &addr)) {
+	if (!scan_hex0x(tok[0], tok[0] + tl[0], &addr)) {
 		m->pend_out[0] = m->pend_in[0] = '\0';
 		return 0;
 	}
 	if (m->pend_in[0]) {
 		int err = 0;
 
-		if (n >= 2 && parse_hex(tok[1], tl[1], &size))
+		if (n >= 2 && scan_hex0x(tok[1], tok[1] + tl[1], &size))
 			err = map_input(m, m->pend_in, addr, size, n > 2 ? tok[2] : NULL,
 					n > 2 ? (size_t)(line + len - tok[2]) : 0);
 		m->pend_in[0] = '\0';
 		return err;
 	}
 	if (m->pend_out[0]) {
-		if (n >= 2 && parse_hex(tok[1], tl[1], &size))
+		if (n >= 2 && scan_hex0x(tok[1], tok[1] + tl[1], &size))
 			map_output(m, m->pend_out, true, addr);
 		m->pend_out[0] = '\0';
 		return 0;
 	}
-	if (n == 2 && !parse_hex(tok[1], tl[1], &size))
+	if (n == 2 && !scan_hex0x(tok[1], tok[1] + tl[1], &size))
 		map_symbol(m, tok[1], tl[1], addr);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "cachepin/qemu.h"
 #include "cachepin/textin.h"
 #include "internal.h"
+#include "perf-format.h"
 
 #define HEAD_MAX 255	/* bytes of an input read to tell what it is */
 
@@ -118,7 +119,7 @@ static void check_build_id(const struct cachepin_binary *bin, const struct cache
 		return;
 	for (i = 0; i < m->nr_buildids; i++) {
 		const struct cachepin_perf_buildid *b = &m->buildids[i];
-		bool match = kernel ? !strcmp(b->name, "[kernel.kallsyms]")
+		bool match = kernel ? !strcmp(b->name, KALLSYMS)
 				    : !strcmp(base_name(b->name), base_name(bin->path));
 
 		if (!match)
@@ -197,16 +198,6 @@ static void qemu_report(const char *path, const struct cachepin_qtrace_stats *st
 		st->nr_translations, st->nr_retranslated);
 }
 
-/* Where a kernel switches tasks (ARM, MIPS, x86-64, arm64). */
-static const char *const *kernel_switchers(size_t *n)
-{
-	static const char *const sw[] = { "__switch_to", "__switch_to_asm", "resume",
-					  "cpu_switch_to" };
-
-	*n = ARRAY_SIZE(sw);
-	return sw;
-}
-
 static int read_qemu(struct cachepin_pbuild *pb, const struct cachepin_binary *bin,
 		     const char *path, const struct cachepin_load_opts *o, struct sniff *s)
 {
@@ -223,7 +214,7 @@ static int read_qemu(struct cachepin_pbuild *pb, const struct cachepin_binary *b
 	if (!t)
 		return errno ? -errno : -EINVAL;
 	/* a task switch empties the shadow stack */
-	sw = kernel_switchers(&n);
+	sw = cachepin_kernel__switchers(&n);
 	if (qo.kernel && n && !(ranges = calloc(n, sizeof(*ranges)))) {
 		cachepin_qtrace__free(t);
 		pr_warn("out of memory\n");

@@ -5,6 +5,7 @@
 #include <uthash.h>
 #include "cachepin/symmap.h"
 #include "internal.h"
+#include "scan.h"
 #include "binary-int.h"
 #include "kernel.h"
 
@@ -116,24 +117,6 @@ static int read_elf(struct cachepin_symmap *sm, const char *path, int fd)
 	return err == -ENOENT || err == -ENODATA ? 0 : err;
 }
 
-/* Split S in place at blanks into at most MAX fields; returns their number. */
-static size_t split_fields(char *s, char **field, size_t max)
-{
-	static const char blanks[] = " \t\n";
-	size_t n = 0;
-
-	while (n < max) {
-		s += strspn(s, blanks);
-		if (!*s)
-			break;
-		field[n++] = s;
-		s += strcspn(s, blanks);
-		if (*s)
-			*s++ = '\0';
-	}
-	return n;
-}
-
 static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 {
 	char *line = NULL, *end;
@@ -147,7 +130,7 @@ static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 		uint64_t addr;
 
 		lineno++;
-		n = split_fields(line, tok, ARRAY_SIZE(tok));
+		n = cachepin_scan_split(line, tok, ARRAY_SIZE(tok));
 		if (n < 3)
 			continue;	/* "U name" lines of nm, blank lines */
 		addr = strtoull(tok[0], &end, 16);

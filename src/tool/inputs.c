@@ -119,11 +119,8 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
 			tool_warn("--fixed '%s' matches no function, section or object:section of '%s'",
 				  in->fixed[i], bin->path);
 	}
-	if (!in->mode) {
-		uint64_t v;
-
-		in->mode = cachepin_binary__sym_value(bin, "start_kernel", &v) == 0 ? 1 : 2;
-	}
+	if (!in->mode)
+		in->mode = cachepin_binary__is_kernel(bin) ? 1 : 2;
 	return bin;
 }
 
