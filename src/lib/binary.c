@@ -712,11 +712,14 @@ int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const
 
 char *cachepin_binary__build_id_str(const struct cachepin_binary *bin, char *buf)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t i;
 
-	buf[0] = '\0';
-	for (i = 0; i < bin->build_id_len && i < sizeof(bin->build_id); i++)
-		sprintf(buf + 2 * i, "%02x", bin->build_id[i]);
+	for (i = 0; i < bin->build_id_len && i < sizeof(bin->build_id); i++) {
+		buf[2 * i] = hex[bin->build_id[i] >> 4];
+		buf[2 * i + 1] = hex[bin->build_id[i] & 15];
+	}
+	buf[2 * i] = '\0';
 	return buf;
 }
 

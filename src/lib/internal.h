@@ -84,4 +84,6 @@ static inline uint64_t cachepin_fnv1a(uint64_t h, const void *p, size_t n)
 }
 #define FNV1A_INIT 0xcbf29ce484222325ULL
 
+#include "banned.h"
+
 #endif

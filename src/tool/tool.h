@@ -101,4 +101,6 @@ int cmd_check(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
+#include "banned.h"
+
 #endif

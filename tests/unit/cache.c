@@ -128,11 +128,11 @@ int main(void)
 		char spec[80];
 
 		memset(spec, '0', sizeof(spec));
-		strcpy(spec + 63 - strlen("32768:4:32"), "32768:4:32");
+		memcpy(spec + 63 - strlen("32768:4:32"), "32768:4:32", sizeof("32768:4:32"));
 		CHECK(strlen(spec) == 63 && cachepin_cache__parse(&c, spec) == 0 && c.sets == 256,
 		      "a 63-character spec parses");
 		memset(spec, '0', sizeof(spec));
-		strcpy(spec + 64 - strlen("32768:4:32"), "32768:4:32");
+		memcpy(spec + 64 - strlen("32768:4:32"), "32768:4:32", sizeof("32768:4:32"));
 		CHECK(strlen(spec) == 64 && cachepin_cache__parse(&c, spec) == -EINVAL,
 		      "a 64-character spec is unknown");
 	}
