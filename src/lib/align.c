@@ -123,15 +123,89 @@ void cachepin_align__free(struct cachepin_align *a)
 	free(a);
 }
 
+/*
+ * A unit line's fields F[0..8] into a new entry of A.  0, -ENOMEM, or
+ * -EINVAL with *WHAT.
+ */
+static int read_unit(struct cachepin_align *a, size_t *cap, char **f, const char **what)
+{
+	struct cachepin_align_entry *e;
+	unsigned long long off, al;
+	char *end1, *end2, *end3;
+	unsigned int fs;
+
+	off = strtoull(f[4], &end1, 0);
+	al = strtoull(f[5], &end2, 0);
+	fs = (unsigned int)strtoul(f[6], &end3, 0);
+	/* a fill unit may have no symbol (an assembly object's fixup code) */
+	if (*end1 || *end2 || *end3 || (!strcmp(f[1], "-") && !strcmp(f[0], "hot"))) {
+		*what = "bad unit line (kind symbol object section offset align first-set hot-lines sets)";
+		return -EINVAL;
+	}
+	if (GROW(a->e, *cap, a->nr + 1))
+		return -ENOMEM;
+	e = &a->e[a->nr++];
+	e->symbol = strcmp(f[1], "-") ? strdup(f[1]) : NULL;
+	e->object = strcmp(f[2], "-") ? strdup(f[2]) : NULL;
+	e->section = strdup(f[3]);
+	if ((!e->symbol && strcmp(f[1], "-")) || (!e->object && strcmp(f[2], "-")) || !e->section)
+		return -ENOMEM;
+	e->off = off;
+	e->align = al;
+	e->first_set = fs;
+	e->hot = !strcmp(f[0], "hot");
+	return 0;
+}
+
+/* One line after the first.  0, -ENOMEM, or -EINVAL with *WHAT. */
+static int read_line(struct cachepin_align *a, size_t *cap, char *line, const char **what)
+{
+	char *f[9];
+	size_t n;
+
+	if (line[0] == '#' || line[0] == '\n')
+		return 0;
+	if (strlen(line) >= 500) {
+		*what = "line too long";
+		return -EINVAL;
+	}
+	n = cachepin_scan_split(line, f, ARRAY_SIZE(f));
+	if (n == 2 && !strcmp(f[0], "block-align")) {
+		a->block_align = strtoull(f[1], NULL, 0);
+		if (!a->block_align || (a->block_align & (a->block_align - 1))) {
+			*what = "bad block-align";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (n == 4 && !strcmp(f[0], "cache")) {
+		free(a->cache);
+		a->cache = strdup(f[1]);
+		if (!a->cache)
+			return -ENOMEM;
+		a->line = (uint32_t)strtoul(f[2], NULL, 0);
+		a->sets = (uint32_t)strtoul(f[3], NULL, 0);
+		if (!a->line || !a->sets) {
+			*what = "bad cache line";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (n == 9 && (!strcmp(f[0], "hot") || !strcmp(f[0], "fill")))
+		return read_unit(a, cap, f, what);
+	*what = "unknown line";
+	return -EINVAL;
+}
+
 struct cachepin_align *cachepin_align__read(const char *path)
 {
 	struct cachepin_align *a = calloc(1, sizeof(*a));
-	char *line = NULL, *f[9];
 	size_t cap = 0, acap = 0;
 	unsigned long lineno = 0;
 	const char *what = NULL;
+	char *line = NULL;
+	int err = 0;
 	FILE *fp;
-	int err = -EINVAL;
 
 	if (!a) {
 		pr_warn("out of memory\n");
@@ -139,97 +213,37 @@ struct cachepin_align *cachepin_align__read(const char *path)
 	}
 	fp = fopen(path, "r");
 	if (!fp) {
-		err = -errno;
-		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		err = errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(err));
 		free(a);
-		errno = -err;
+		errno = err;
 		return NULL;
 	}
-	while (getline(&line, &cap, fp) > 0) {
-		unsigned long long off, al;
-		unsigned int fs;
-		size_t n;
-
+	while (!err && getline(&line, &cap, fp) > 0) {
 		lineno++;
 		if (lineno == 1 && strncmp(line, "# cachepin-align 1", 18)) {
 			what = "not a cachepin alignment file (no '# cachepin-align 1' line)";
-			goto bad;
-		}
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (strlen(line) >= 500) {
-			what = "line too long";
-			goto bad;
-		}
-		n = cachepin_scan_split(line, f, ARRAY_SIZE(f));
-		if (n == 2 && !strcmp(f[0], "block-align")) {
-			a->block_align = strtoull(f[1], NULL, 0);
-			if (!a->block_align || (a->block_align & (a->block_align - 1))) {
-				what = "bad block-align";
-				goto bad;
-			}
-		} else if (n == 4 && !strcmp(f[0], "cache")) {
-			free(a->cache);
-			a->cache = strdup(f[1]);
-			if (!a->cache)
-				goto nomem;
-			a->line = (uint32_t)strtoul(f[2], NULL, 0);
-			a->sets = (uint32_t)strtoul(f[3], NULL, 0);
-			if (!a->line || !a->sets) {
-				what = "bad cache line";
-				goto bad;
-			}
-		} else if (n == 9 && (!strcmp(f[0], "hot") || !strcmp(f[0], "fill"))) {
-			struct cachepin_align_entry *e;
-			char *end1, *end2, *end3;
-
-			off = strtoull(f[4], &end1, 0);
-			al = strtoull(f[5], &end2, 0);
-			fs = (unsigned int)strtoul(f[6], &end3, 0);
-			/* a fill unit may have no symbol (an assembly object's fixup code) */
-			if (*end1 || *end2 || *end3 || (!strcmp(f[1], "-") && !strcmp(f[0], "hot"))) {
-				what = "bad unit line (kind symbol object section offset align first-set hot-lines sets)";
-				goto bad;
-			}
-			if (GROW(a->e, acap, a->nr + 1))
-				goto nomem;
-			e = &a->e[a->nr++];
-			e->symbol = strcmp(f[1], "-") ? strdup(f[1]) : NULL;
-			e->object = strcmp(f[2], "-") ? strdup(f[2]) : NULL;
-			e->section = strdup(f[3]);
-			if ((!e->symbol && strcmp(f[1], "-")) || (!e->object && strcmp(f[2], "-")) ||
-			    !e->section)
-				goto nomem;
-			e->off = off;
-			e->align = al;
-			e->first_set = fs;
-			e->hot = !strcmp(f[0], "hot");
+			err = -EINVAL;
 		} else {
-			what = "unknown line";
-			goto bad;
+			err = read_line(a, &acap, line, &what);
 		}
 	}
-	if (!lineno) {
+	if (!err && !lineno) {
 		what = "empty file";
-		goto bad;
-	}
-	if (!a->block_align || !a->line) {
+		err = -EINVAL;
+	} else if (!err && (!a->block_align || !a->line)) {
 		lineno++;
 		what = "no 'block-align' or 'cache' line";
-		goto bad;
+		err = -EINVAL;
 	}
 	free(line);
 	fclose(fp);
-	return a;
-nomem:
-	err = -ENOMEM;
-	pr_warn("'%s':%lu: out of memory\n", path, lineno);
-	goto fail;
-bad:
-	pr_warn("'%s':%lu: %s\n", path, lineno, what);
-fail:
-	free(line);
-	fclose(fp);
+	if (!err)
+		return a;
+	if (err == -ENOMEM)
+		pr_warn("'%s':%lu: out of memory\n", path, lineno);
+	else
+		pr_warn("'%s':%lu: %s\n", path, lineno, what);
 	cachepin_align__free(a);
 	errno = -err;
 	return NULL;
