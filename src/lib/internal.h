@@ -57,6 +57,14 @@ static inline uint64_t get_u64(const void *p, bool be)
 	return (uint64_t)get_u32(b + 4, false) << 32 | get_u32(b, false);
 }
 
+/* The last component of the path P ("a/b/c" -> "c"). */
+static inline const char *cachepin_base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
 /* Marsaglia's xorshift64: the library's one PRNG (*S must not be 0). */
 static inline uint64_t cachepin_xorshift64(uint64_t *s)
 {

@@ -99,13 +99,6 @@ static int sniff(const char *path, struct sniff *s)
 	return 0;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 /* Warn when the build-id that PATH recorded for the binary is not BIN's. */
 static void check_build_id(const struct cachepin_binary *bin, const struct cachepin_perf_meta *m,
 			   const char *path, bool kernel)
@@ -120,7 +113,7 @@ static void check_build_id(const struct cachepin_binary *bin, const struct cache
 	for (i = 0; i < m->nr_buildids; i++) {
 		const struct cachepin_perf_buildid *b = &m->buildids[i];
 		bool match = kernel ? !strcmp(b->name, KALLSYMS)
-				    : !strcmp(base_name(b->name), base_name(bin->path));
+				    : !strcmp(cachepin_base_name(b->name), cachepin_base_name(bin->path));
 
 		if (!match)
 			continue;

@@ -65,13 +65,6 @@ struct cachepin_pbuild {
 	int err;
 };
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 					     unsigned int flags)
 {
@@ -88,7 +81,7 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 	}
 	pb->bin = bin;
 	pb->flags = flags;
-	pb->base = base_name(bin->path);
+	pb->base = cachepin_base_name(bin->path);
 	memset(pb->acache, 0xff, sizeof(pb->acache));
 	for (i = 0; (flags & CACHEPIN_PBUILD_KERNEL) && i < bin->nr_funcs; i++) {
 		const struct cachepin_func *f = &bin->funcs[i];
@@ -218,7 +211,7 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	} else {
 		if (!(pb->flags & CACHEPIN_PBUILD_USER))
 			return -1;
-		if (fr->dso && fr->dso[0] != '[' && strcmp(base_name(fr->dso), pb->base))
+		if (fr->dso && fr->dso[0] != '[' && strcmp(cachepin_base_name(fr->dso), pb->base))
 			return -1;
 		if (fr->dso && fr->dso[0] == '[')
 			return -1;
