@@ -5,11 +5,15 @@
  * where there is one (a direct-mapped cache with a fixed occupant, a
  * 2-way cache with exactly two hot lines per set), its evaluation agrees
  * with the scorer, the same seed gives the same plan, and restarts keep
- * the first best of the single searches from their seeds.
+ * the first best of the single searches from their seeds; its alignment
+ * file reads back as the plan it was written from.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "cachepin/align.h"
 #include "cachepin/plan.h"
 #include "unit.h"
 
@@ -203,6 +207,47 @@ static void check_layout(const struct scene *sc, const struct world *w,
 		CHECK(lines[i] <= c->ways, "%s: set %zu holds %u hot lines", sc->what, i, lines[i]);
 }
 
+/* The alignment file of PLAN, written and read back, holds the plan's units. */
+static void check_align_round_trip(const struct scene *sc, const struct world *w,
+				   const struct cachepin_plan *plan)
+{
+	struct cachepin_emit_info info = { .version = "0" };
+	char path[4096];
+	struct cachepin_align *al;
+	FILE *f;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/plan-unit.XXXXXX", P_tmpdir);
+	fd = mkstemp(path);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		CHECK(0, "%s: cannot create a temporary file", sc->what);
+		return;
+	}
+	CHECK(cachepin_align__write(f, plan, w->m, &w->caches[0], &info) == 0,
+	      "%s: alignment file written", sc->what);
+	fclose(f);
+	al = cachepin_align__read(path);
+	unlink(path);
+	CHECK(al && al->nr == plan->nr_units && al->block_align == plan->block_align &&
+	      al->line == w->caches[0].line && al->sets == w->caches[0].sets,
+	      "%s: alignment file read back", sc->what);
+	for (i = 0; al && i < al->nr && i < plan->nr_units; i++) {
+		const struct cachepin_plan_unit *pu = &plan->units[i];
+		const struct cachepin_align_entry *e = &al->e[i];
+
+		CHECK(e->symbol && !strcmp(e->symbol, w->names[pu->unit]) &&
+		      !strcmp(e->section, w->secs[pu->unit]) && e->object &&
+		      !strcmp(e->object, "p.o") && e->off == pu->off && e->align == pu->align &&
+		      e->hot == pu->hot &&
+		      e->first_set == cachepin_cache__set(&w->caches[0], plan->base + pu->off),
+		      "%s: entry %zu (%s at 0x%llx)", sc->what, i, e->symbol ? e->symbol : "-",
+		      (unsigned long long)e->off);
+	}
+	cachepin_align__free(al);
+}
+
 static void check_scene(const struct scene *sc)
 {
 	struct cachepin_plan plan, again, best = { 0 }, one;
@@ -225,6 +270,7 @@ static void check_scene(const struct scene *sc)
 		      (unsigned long long)sc->want_after);
 	check_evals(sc->what, &w, &plan);
 	check_layout(sc, &w, &plan);
+	check_align_round_trip(sc, &w, &plan);
 	CHECK(plan.seed == 1, "%s: seed %llu", sc->what, (unsigned long long)plan.seed);
 
 	/* the same seed, the same plan; restarts = 1 is the default */
