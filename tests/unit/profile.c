@@ -313,15 +313,8 @@ static void test_out_of_memory(void)
 
 int main(void)
 {
-	int fd;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/profile-unit.XXXXXX", P_tmpdir);
-	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		perror("mkstemp");
+	if (unit_tmpfile(tmpl, sizeof(tmpl), "profile-unit"))
 		return 1;
-	}
-	close(fd);
 	cachepin_set_print(capture);
 	test_round_trips();
 	test_bad_lines();

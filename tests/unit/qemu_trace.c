@@ -362,15 +362,8 @@ static void test_head(void)
 
 int main(void)
 {
-	int fd;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/qemu-trace-unit.XXXXXX", P_tmpdir);
-	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		perror("mkstemp");
+	if (unit_tmpfile(tmpl, sizeof(tmpl), "qemu-trace-unit"))
 		return 1;
-	}
-	close(fd);
 	cachepin_set_print(capture_msg);
 	test_rows();
 	test_samples();

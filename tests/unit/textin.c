@@ -473,15 +473,8 @@ static void test_scan_reader(void)
 
 int main(void)
 {
-	int fd;
-
-	snprintf(tmpl, sizeof(tmpl), "%s/textin-unit.XXXXXX", P_tmpdir);
-	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		perror("mkstemp");
+	if (unit_tmpfile(tmpl, sizeof(tmpl), "textin-unit"))
 		return 1;
-	}
-	close(fd);
 	test_rows();
 	test_messages();
 	test_garbage();
