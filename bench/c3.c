@@ -159,6 +159,10 @@ int main(int argc, char **argv)
 		for (k = order[i] - funcs; k >= 0; k = funcs[k].next)
 			printf("%s %s\n", funcs[k].name, funcs[k].obj);
 	}
+	free(order);
+	free(slot);
+	free(funcs);
+	cachepin_profile__free(prof);
 	return 0;
 usage:
 	fprintf(stderr, "usage: c3 [-l LIMIT] [-d DEGRADE] PROFILE\n");
