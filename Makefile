@@ -86,7 +86,21 @@ MANS := $(wildcard man/*.1 man/*.5)
 
 all: $(BIN)
 
-$(BIN): $(TOOL_OBJS) $(LIB) | $(BFD_PROBE)
+# build/flags holds the flags the objects were built with: when they
+# change (SANITIZE=..., DEVELOPER=1, other CFLAGS), everything is built
+# again, as git's GIT-CFLAGS does.
+BUILD_FLAGS := $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
+ifneq ($(filter-out clean,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+ifneq ($(BUILD_FLAGS),$(file < build/flags))
+$(shell mkdir -p build)
+$(file > build/flags,$(BUILD_FLAGS))
+endif
+endif
+
+$(LIB_OBJS) $(TOOL_OBJS) $(PROGS): build/flags
+build/flags: ;
+
+$(BIN): $(TOOL_OBJS) $(LIB) build/flags | $(BFD_PROBE)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB) $(ALL_LDLIBS)
 
