@@ -48,6 +48,17 @@ moved: hot hot_two planned +0x80 (set 4), now +0xa0 (set 5)
 FAILED: 2 of 4 units in place, 1 hot moved, 0 missing
 EOF
 
+# a misaligned block fails as such, not as a moved hot unit: every unit
+# is at its offset from __cachepin_start, so each set is off
+awk '{ printf "%x %s %s\n", strtonum("0x" $1) + 0x40, $2, $3 }' System.map > shifted.map
+if $CACHEPIN check -q shifted.map plan.align > out3; then fail "a misaligned block passed"; fi
+testrun_compare cat out3 <<'EOF'
+misaligned: __cachepin_start at 0xc0102040 is not a multiple of 8192
+moved: hot hot_one planned +0x0 (set 0), now +0x0 (set 2)
+moved: hot hot_two planned +0x80 (set 4), now +0x80 (set 6)
+FAILED: 0 of 4 units in place, 2 hot moved, 0 missing, block start misaligned
+EOF
+
 # a hot unit must have a symbol
 sed 's/^hot hot_one/hot -/' plan.align > bad.align
 expect_fail "'bad.align':5: bad unit line" $CACHEPIN check System.map bad.align

@@ -94,8 +94,8 @@ int cmd_check(int argc, char **argv)
 	cachepin_align__anchor(al, sm, &v);
 	check_start(al, &v, &c);
 	if (cachepin_align__verify(al, sm, &v, check_entry, &c)) {
-		printf("FAILED: %zu of %zu units in place, %zu hot moved, %zu missing\n", v.ok, al->nr,
-		       v.moved + v.misaligned, v.missing);
+		printf("FAILED: %zu of %zu units in place, %zu hot moved, %zu missing%s\n", v.ok,
+		       al->nr, v.moved, v.missing, v.misaligned ? ", block start misaligned" : "");
 		goto out;
 	}
 	if (!c.quiet || v.fill_moved)
