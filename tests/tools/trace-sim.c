@@ -5,7 +5,7 @@
  * simulators.
  *
  *   trace-sim [-c SPEC[,SPEC...]]... [--range LO-HI] [--cpu N] [--seed N]
- *             [--json] LOG
+ *             [--remap OLD:NEW] [--json] LOG
  *
  * The fetch stream: every executed block, in order, touches each cache
  * line its bytes span, once (a line access).  With --range only the part
@@ -24,6 +24,14 @@
  *   cache            policy          accesses       misses instructions     mpki
  *   32K:4:32         lru                 1234          567        89012    6.370
  *
+ * --remap OLD:NEW scores the traced run on another layout of the same
+ * code: OLD is the ELF that was traced, NEW a relink of it.  Every
+ * instruction in a function of OLD is fetched at the same offset in the
+ * function of that name in NEW; instructions outside functions, and in
+ * functions whose name is not unique in OLD or NEW or that NEW lacks,
+ * stay where they are (counted on standard error).  --range then selects
+ * instructions by their address in OLD.
+ *
  * mpki = misses per 1000 instructions.  A line accessed again right after
  * itself always hits (in all four policies): such repeats are counted as
  * accesses but not kept in the simulated string, which holds 8 bytes per
@@ -36,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cachepin/binary.h"
 #include "cachepin/cache.h"
 #include "cachepin/qemu.h"
 
@@ -50,8 +59,18 @@ struct stream {
 	bool any;
 };
 
+/* OLD's functions moved to NEW's addresses. */
+struct remap {
+	struct cachepin_binary *old, *new;
+	int64_t *delta;		/* per OLD function: NEW address - OLD address */
+	bool *moved;		/* delta is known */
+	const struct cachepin_func *last;	/* the function of the last lookup */
+	uint64_t insns, kept;	/* instructions remapped, left where they were */
+};
+
 struct sim {
 	struct stream st[MAX_CACHES];
+	struct remap *rm;
 	size_t nr_st;
 	uint64_t lo, hi;
 	bool range;
@@ -88,6 +107,120 @@ static int push(struct stream *s, uint64_t line)
 	return 0;
 }
 
+/* Fetch the lines of [a, z) in every stream. */
+static int fetch(struct sim *sm, uint64_t a, uint64_t z)
+{
+	uint64_t l;
+	size_t i;
+	int err;
+
+	for (i = 0; a < z && i < sm->nr_st; i++) {
+		struct stream *s = &sm->st[i];
+
+		for (l = a >> s->shift; l <= (z - 1) >> s->shift; l++)
+			if ((err = push(s, l)))
+				return err;
+	}
+	return 0;
+}
+
+/* Where the instruction at A of OLD is in NEW: A plus the returned delta. */
+static int64_t remap_delta(struct remap *rm, uint64_t a, bool *moved)
+{
+	const struct cachepin_func *f = rm->last;
+
+	if (!f || a < f->addr || a >= f->addr + f->size)
+		f = rm->last = cachepin_binary__find_func(rm->old, a);
+	*moved = f && rm->moved[f - rm->old->funcs];
+	return *moved ? rm->delta[f - rm->old->funcs] : 0;
+}
+
+/*
+ * A block of OLD fetched in NEW: runs of instructions that stay together
+ * (the same delta, one after the other) are fetched as one range, so a
+ * block inside one function is fetched as it is, moved.
+ */
+static int remap_block(struct sim *sm, const struct cachepin_qblock *b)
+{
+	uint64_t ra = 0, rz = 0;
+	int64_t rd = 0;
+	bool open = false, moved;
+	size_t i;
+	int err;
+
+	for (i = 0; i < b->nr_insns; i++) {
+		uint64_t ia = b->pc + b->insn_off[i];
+		uint64_t iz = b->pc + (i + 1 < b->nr_insns ? b->insn_off[i + 1] : b->size);
+		int64_t d;
+
+		if (sm->range && (ia < sm->lo || ia >= sm->hi))
+			continue;
+		sm->insns++;
+		d = remap_delta(sm->rm, ia, &moved);
+		if (moved)
+			sm->rm->insns++;
+		else
+			sm->rm->kept++;
+		if (open && d == rd && ia == rz) {
+			rz = iz;
+			continue;
+		}
+		if (open && (err = fetch(sm, ra + (uint64_t)rd, rz + (uint64_t)rd)))
+			return err;
+		open = true;
+		ra = ia;
+		rz = iz;
+		rd = d;
+	}
+	return open ? fetch(sm, ra + (uint64_t)rd, rz + (uint64_t)rd) : 0;
+}
+
+/* Open OLD:NEW in SPEC and find each OLD function in NEW.  0, or 1 after a message. */
+static int remap_open(struct remap *rm, const char *spec)
+{
+	char *old = strdup(spec), *colon = old ? strchr(old, ':') : NULL;
+	size_t i;
+
+	if (!colon || colon == old || !colon[1]) {
+		fprintf(stderr, "trace-sim: bad --remap '%s'\nhint: give OLD:NEW, the traced ELF and its relink\n",
+			spec);
+		free(old);
+		return 1;
+	}
+	*colon = '\0';
+	rm->old = cachepin_binary__open(old);
+	rm->new = rm->old ? cachepin_binary__open(colon + 1) : NULL;
+	free(old);
+	if (!rm->new)
+		return 1;
+	rm->delta = calloc(rm->old->nr_funcs + 1, sizeof(*rm->delta));
+	rm->moved = calloc(rm->old->nr_funcs + 1, sizeof(*rm->moved));
+	if (!rm->delta || !rm->moved) {
+		fprintf(stderr, "trace-sim: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < rm->old->nr_funcs; i++) {
+		const struct cachepin_func *f = &rm->old->funcs[i], *g;
+		bool amb_old = false, amb_new = false;
+
+		cachepin_binary__lookup(rm->old, f->name, NULL, &amb_old);
+		g = cachepin_binary__lookup(rm->new, f->name, NULL, &amb_new);
+		if (!g || amb_old || amb_new || g->size != f->size)
+			continue;
+		rm->delta[i] = (int64_t)(g->addr - f->addr);
+		rm->moved[i] = true;
+	}
+	return 0;
+}
+
+static void remap_free(struct remap *rm)
+{
+	cachepin_binary__free(rm->old);
+	cachepin_binary__free(rm->new);
+	free(rm->delta);
+	free(rm->moved);
+}
+
 static int on_block(void *ctx, const struct cachepin_qblock *b)
 {
 	struct sim *sm = ctx;
@@ -100,6 +233,8 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 		return 0;
 	}
 	sm->blocks++;
+	if (sm->rm)
+		return remap_block(sm, b);
 	if (sm->range) {
 		for (i = 0; i < b->nr_insns; i++) {
 			uint64_t ia = b->pc + b->insn_off[i];
@@ -142,7 +277,7 @@ static int parse_range(const char *arg, uint64_t *lo, uint64_t *hi)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: trace-sim [-c SPEC[,SPEC...]]... [--range LO-HI] [--cpu N] [--seed N] [--json] LOG\n");
+	fprintf(f, "usage: trace-sim [-c SPEC[,SPEC...]]... [--range LO-HI] [--cpu N] [--seed N] [--remap OLD:NEW] [--json] LOG\n");
 }
 
 int main(int argc, char **argv)
@@ -153,6 +288,7 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "remap", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -169,6 +305,8 @@ int main(int argc, char **argv)
 	struct cachepin_cache caches[MAX_CACHES];
 	size_t nr_caches = 0, i, j, k;
 	struct sim sm = { .cpu = -1 };
+	struct remap rm = { 0 };
+	const char *remap = NULL;
 	const struct cachepin_qtrace_stats *qs;
 	struct cachepin_qtrace *t;
 	uint64_t seed = 1;
@@ -220,6 +358,9 @@ int main(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'm':
+			remap = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -241,9 +382,18 @@ int main(int argc, char **argv)
 			sm.st[sm.nr_st++].shift = caches[i].line_shift;
 	}
 
+	if (remap) {
+		if (remap_open(&rm, remap)) {
+			remap_free(&rm);
+			return 1;
+		}
+		sm.rm = &rm;
+	}
 	t = cachepin_qtrace__open(argv[optind]);
-	if (!t)
+	if (!t) {
+		remap_free(&rm);
 		return 1;
+	}
 	err = cachepin_qtrace__for_each_block(t, on_block, &sm);
 	if (err) {
 		if (err == -ENOMEM)
@@ -260,6 +410,9 @@ int main(int argc, char **argv)
 			argv[optind], qs->nr_cpus);
 	if (qs->cut_last_line)
 		fprintf(stderr, "trace-sim: warning: '%s': the last line is cut off; ignored\n", argv[optind]);
+	if (remap && rm.kept)
+		fprintf(stderr, "trace-sim: '%s': %" PRIu64 " of %" PRIu64 " instructions ran outside the functions that '%s' names once in both and stay where they ran\n",
+			argv[optind], rm.kept, rm.kept + rm.insns, remap);
 
 	if (json) {
 		printf("{\"log\": \"");
@@ -311,5 +464,6 @@ int main(int argc, char **argv)
 	for (j = 0; j < sm.nr_st; j++)
 		free(sm.st[j].lines);
 	cachepin_qtrace__free(t);
+	remap_free(&rm);
 	return fflush(stdout) ? 1 : 0;
 }
