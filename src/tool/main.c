@@ -39,15 +39,21 @@ static int print_lib(enum cachepin_print_level level, const char *fmt, va_list a
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* PREFIX, the message, a newline: the tool's own messages on standard error. */
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int tool_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cachepin: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("cachepin: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 1;
 }
 
@@ -55,22 +61,18 @@ void tool_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cachepin: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("cachepin: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void tool_hint(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("hint: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	report("hint: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void tool_usage(const struct tool_cmd *cmd, FILE *f)
