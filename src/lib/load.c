@@ -379,14 +379,13 @@ int cachepin_profile__load(struct cachepin_load *l, const char *path,
 		if (!l->profile)
 			goto fail;
 	}
+	/* static edges add no function: a profile read back is matched already */
 	err = add_objects(l->profile, bin, o);
-	if (err || match(l, bin))
+	if (err || (!l->map && match(l, bin)))
 		goto fail;
 	return 0;
 fail:
-	err = errno ? -errno : -EINVAL;
-	if (!err || err == -EINTR)
-		err = -EINVAL;
+	err = errno && errno != EINTR ? -errno : -EINVAL;
 	cachepin_load__release(l);
 	return err;
 }
