@@ -12,10 +12,19 @@
 #include "cachepin/binary.h"
 
 #define CACHEPIN_PROFILE_GRANULE 16	/* bytes; lines of 16 B and more derive from it */
+/*
+ * Time slices: a recording in time order (perf.data, perf script, a QEMU
+ * log) is cut into at most this many consecutive stretches of equal
+ * sample counts, and every granule keeps its weight per stretch, so that
+ * the model can replay the phases of the run and plan on some stretches
+ * while scoring on the others.
+ */
+#define CACHEPIN_PROFILE_SLICES 16
 
 struct cachepin_pgran {
 	uint32_t off;		/* offset from the function start, multiple of the granule */
 	double weight;
+	double slice[CACHEPIN_PROFILE_SLICES];	/* weight per time slice (nr_slices of them) */
 };
 
 struct cachepin_pfunc {
@@ -51,6 +60,7 @@ struct cachepin_profile {
 	uint64_t nr_matched;	/* samples whose leaf resolved to a function of the binary */
 	double period_sum;	/* of all samples read */
 	double matched_weight;	/* of the matched ones */
+	uint32_t nr_slices;	/* time slices of the granules' weights; 0 = not in time order */
 	struct cachepin_pfunc *funcs;	/* sorted by weight, descending, then name */
 	size_t nr_funcs, cap_funcs;
 	struct cachepin_pedge *edges;	/* sorted by caller, callee, callsite */
@@ -63,6 +73,7 @@ struct cachepin_pbuild;
 enum cachepin_pbuild_flags {
 	CACHEPIN_PBUILD_USER	= (1 << 0),	/* binary is a user program: take user frames */
 	CACHEPIN_PBUILD_KERNEL	= (1 << 1),	/* binary is a kernel: take kernel frames */
+	CACHEPIN_PBUILD_TIMED	= (1 << 2),	/* samples come in time order: keep time slices */
 };
 
 /*

@@ -235,11 +235,16 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 					     const struct cachepin_load_opts *o, struct sniff *s)
 {
 	unsigned int flags = o->kernel ? CACHEPIN_PBUILD_KERNEL : CACHEPIN_PBUILD_USER;
-	struct cachepin_pbuild *pb = cachepin_pbuild__new(bin, flags);
+	struct cachepin_pbuild *pb;
 	struct cachepin_profile *p;
 	char *event = NULL;
 	int err;
 
+	/* recordings come in time order; hot lists and folded stacks do not */
+	if (s->kind != CACHEPIN_INPUT_TEXT ||
+	    cachepin_text__detect(s->head, s->len) == CACHEPIN_TEXT_PERF_SCRIPT)
+		flags |= CACHEPIN_PBUILD_TIMED;
+	pb = cachepin_pbuild__new(bin, flags);
 	if (!pb) {
 		pr_warn("out of memory\n");
 		errno = ENOMEM;

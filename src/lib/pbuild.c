@@ -24,6 +24,7 @@ struct pb_func {
 	double weight, incl, unif;	/* unif: weight without an offset */
 	uint64_t samples;
 	double *gran;			/* per granule, lazily allocated */
+	double *sgran;			/* per granule and time slot (TIMED), with gran */
 	uint32_t ngran;
 	uint64_t seen;			/* sample serial, to count incl once */
 };
@@ -58,6 +59,13 @@ struct cachepin_pbuild {
 		uint64_t page, n;
 	} vpage[PB_VPAGES];
 	struct pb_func *f;		/* one per binary function */
+	/*
+	 * Time slots (CACHEPIN_PBUILD_TIMED): sample k goes to slot
+	 * k / slot_len; when the slots run out, neighbours merge and
+	 * slot_len doubles, so the slots end equal in samples.
+	 */
+	uint64_t slot_len;
+	uint32_t slot;
 	struct edge_ent *edges;
 	uint64_t nr_samples, nr_matched, serial;
 	double period_sum, matched_weight;
@@ -81,6 +89,7 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 	}
 	pb->bin = bin;
 	pb->flags = flags;
+	pb->slot_len = 1;
 	pb->base = cachepin_base_name(bin->path);
 	memset(pb->acache, 0xff, sizeof(pb->acache));
 	for (i = 0; (flags & CACHEPIN_PBUILD_KERNEL) && i < bin->nr_funcs; i++) {
@@ -282,13 +291,47 @@ static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool
 		f->gran = calloc(n, sizeof(*f->gran));
 		if (!f->gran)
 			return -ENOMEM;
+		if ((pb->flags & CACHEPIN_PBUILD_TIMED) &&
+		    !(f->sgran = calloc(n * CACHEPIN_PROFILE_SLICES, sizeof(*f->sgran))))
+			return -ENOMEM;
 		f->ngran = (uint32_t)n;
 	}
 	g = off / CACHEPIN_PROFILE_GRANULE;
 	if (g >= f->ngran)
 		g = f->ngran - 1;
 	f->gran[g] += w;
+	if (f->sgran)
+		f->sgran[g * CACHEPIN_PROFILE_SLICES + pb->slot] += w;
 	return 0;
+}
+
+/* Neighbouring time slots merged: half as many, twice as long. */
+static void pb_merge_slots(struct cachepin_pbuild *pb)
+{
+	size_t i, g;
+	uint32_t k;
+
+	for (i = 0; i < pb->bin->nr_funcs; i++) {
+		double *sg = pb->f[i].sgran;
+
+		for (g = 0; sg && g < pb->f[i].ngran; g++, sg += CACHEPIN_PROFILE_SLICES) {
+			for (k = 0; k < CACHEPIN_PROFILE_SLICES / 2; k++)
+				sg[k] = sg[2 * k] + sg[2 * k + 1];
+			for (; k < CACHEPIN_PROFILE_SLICES; k++)
+				sg[k] = 0;
+		}
+	}
+	pb->slot_len *= 2;
+}
+
+/* The time slot of the next sample (the NR_SAMPLES-th read). */
+static void pb_set_slot(struct cachepin_pbuild *pb)
+{
+	if (!(pb->flags & CACHEPIN_PBUILD_TIMED))
+		return;
+	while (pb->nr_samples / pb->slot_len >= CACHEPIN_PROFILE_SLICES)
+		pb_merge_slots(pb);
+	pb->slot = (uint32_t)(pb->nr_samples / pb->slot_len);
 }
 
 /* The callchain of a sample whose leaf resolved to FI, with weight W. */
@@ -367,6 +410,7 @@ int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
 	size_t k;
 	int err;
 
+	pb_set_slot(pb);
 	pb->nr_samples += n;
 	pb->period_sum += w * (double)n;
 	if (!pb->event && s->event && !(pb->event = strdup(s->event)))
@@ -429,6 +473,10 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 	p->nr_matched = pb->nr_matched;
 	p->period_sum = pb->period_sum;
 	p->matched_weight = pb->matched_weight;
+	if (pb->flags & CACHEPIN_PBUILD_TIMED)
+		p->nr_slices = pb->nr_samples ? pb->slot + 1 : 0;
+	if (p->nr_slices < 2)
+		p->nr_slices = 0;	/* one slice is no time order */
 	for (i = 0; i < bin->nr_funcs; i++) {
 		const struct cachepin_func *bf = &bin->funcs[i];
 		struct pb_func *f = &pb->f[i];
@@ -448,7 +496,10 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 		pf->incl = f->incl;
 		pf->size = bf->size;
 		for (g = 0; g < f->ngran; g++)
-			if (f->gran[g] > 0 && cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g]))
+			if (f->gran[g] > 0 &&
+			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g],
+						    f->sgran ? &f->sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
+						    p->nr_slices))
 				goto fail;
 	}
 	HASH_ITER(hh, pb->edges, e, tmp) {
@@ -469,8 +520,10 @@ fail:
 		cachepin_profile__free(p);
 		p = NULL;
 	}
-	for (i = 0; i < bin->nr_funcs; i++)
+	for (i = 0; i < bin->nr_funcs; i++) {
 		free(pb->f[i].gran);
+		free(pb->f[i].sgran);
+	}
 	HASH_ITER(hh, pb->edges, e, tmp) {
 		HASH_DEL(pb->edges, e);
 		free(e);

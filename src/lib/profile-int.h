@@ -16,8 +16,12 @@
 struct cachepin_pfunc *cachepin_profile_add_func(struct cachepin_profile *p, const char *name,
 						 const char *object);
 
-/* Append a granule at OFF of weight W to F.  Returns 0 or -ENOMEM. */
-int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w);
+/*
+ * Append a granule at OFF of weight W to F, with its weight in each of
+ * NS time slices from SLICE (NULL or NS 0: none).  Returns 0 or -ENOMEM.
+ */
+int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w,
+			    const double *slice, uint32_t ns);
 
 /* Append an edge between the indices CALLER and CALLEE.  Returns 0 or -ENOMEM. */
 int cachepin_profile_add_edge(struct cachepin_profile *p, uint32_t caller, uint32_t callee,

@@ -25,7 +25,8 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 {
 	size_t i, j;
 
-	fprintf(f, "# cachepin-profile 1\n");
+	/* version 2 only adds the time slices: profiles without keep version 1 */
+	fprintf(f, "# cachepin-profile %d\n", p->nr_slices ? 2 : 1);
 	fprintf(f, "event %s\n", p->event ? p->event : "-");
 	fprintf(f, "binary %s\n", p->binary ? p->binary : "-");
 	fprintf(f, "build-id %s\n", p->build_id && *p->build_id ? p->build_id : "-");
@@ -36,6 +37,8 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	fputc(' ', f);
 	put_num(f, p->matched_weight);
 	fputc('\n', f);
+	if (p->nr_slices)
+		fprintf(f, "slices %u\n", p->nr_slices);
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *pf = &p->funcs[i];
 
@@ -45,8 +48,14 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 		put_num(f, pf->incl);
 		fprintf(f, " %" PRIu64 "\n", pf->size);
 		for (j = 0; j < pf->nr_grans; j++) {
+			uint32_t k;
+
 			fprintf(f, "g 0x%x ", pf->grans[j].off);
 			put_num(f, pf->grans[j].weight);
+			for (k = 0; k < p->nr_slices; k++) {
+				fputc(' ', f);
+				put_num(f, pf->grans[j].slice[k]);
+			}
 			fputc('\n', f);
 		}
 	}
@@ -143,7 +152,7 @@ static int set_str(char **dst, const char *s)
 	return 0;
 }
 
-/* event, binary, build-id, granule, samples, period */
+/* event, binary, build-id, granule, samples, period, slices */
 static int read_header(struct reader *r, char **fv, int nf)
 {
 	struct cachepin_profile *p = r->p;
@@ -164,6 +173,14 @@ static int read_header(struct reader *r, char **fv, int nf)
 	if (!strcmp(fv[0], "samples") && nf == 3) {
 		if (parse_u64(fv[1], &p->nr_samples) || parse_u64(fv[2], &p->nr_matched))
 			return bad_line(r, "bad 'samples' line");
+		return 0;
+	}
+	if (!strcmp(fv[0], "slices") && nf == 2) {
+		if (parse_u64(fv[1], &u) || u < 2 || u > CACHEPIN_PROFILE_SLICES)
+			return bad_line(r, "bad 'slices' line (2 to 16 time slices)");
+		if (p->nr_funcs)
+			return bad_line(r, "'slices' after the first 'f' line");
+		p->nr_slices = (uint32_t)u;
 		return 0;
 	}
 	if (!strcmp(fv[0], "period") && nf == 3) {
@@ -230,16 +247,21 @@ static int read_func(struct reader *r, char **fv, int nf)
 	return index_func(r);
 }
 
-/* g OFFSET WEIGHT, of the last 'f' line */
+/* g OFFSET WEIGHT [SLICE-WEIGHT...], of the last 'f' line */
 static int read_gran(struct reader *r, char **fv, int nf)
 {
+	double w, slice[CACHEPIN_PROFILE_SLICES];
+	uint32_t ns = r->p->nr_slices, k;
 	uint64_t off;
-	double w;
 
-	if (!r->cur || nf != 3 || parse_u64(fv[1], &off) || parse_num(fv[2], &w) ||
+	if (!r->cur || nf != 3 + (int)ns || parse_u64(fv[1], &off) || parse_num(fv[2], &w) ||
 	    off > UINT32_MAX || w < 0)
-		return bad_line(r, "bad 'g' line (needs a preceding 'f', offset, weight)");
-	return cachepin_pfunc_add_gran(r->cur, (uint32_t)off, w);
+		return bad_line(r, ns ? "bad 'g' line (needs a preceding 'f', offset, weight, a weight per slice)" :
+				"bad 'g' line (needs a preceding 'f', offset, weight)");
+	for (k = 0; k < ns; k++)
+		if (parse_num(fv[3 + k], &slice[k]) || slice[k] < 0)
+			return bad_line(r, "bad slice weight in 'g' line");
+	return cachepin_pfunc_add_gran(r->cur, (uint32_t)off, w, ns ? slice : NULL, ns);
 }
 
 /* e CALLER OBJECT CALLEE OBJECT CALLSITE WEIGHT FLAGS */
@@ -265,12 +287,12 @@ static int read_edge(struct reader *r, char **fv, int nf)
 /* One line: the version line first, then comments, blank and data lines. */
 static int read_line(struct reader *r, char *line)
 {
-	char *fv[10];
+	char *fv[4 + CACHEPIN_PROFILE_SLICES];
 	int nf;
 
 	if (r->lineno == 1)
-		return strncmp(line, "# cachepin-profile 1", 20) ?
-		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1' line)") : 0;
+		return strncmp(line, "# cachepin-profile 1", 20) && strncmp(line, "# cachepin-profile 2", 20) ?
+		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1' or '2' line)") : 0;
 	if (line[0] == '#')
 		return 0;
 	nf = (int)cachepin_scan_split(line, fv, ARRAY_SIZE(fv));

@@ -55,13 +55,20 @@ struct cachepin_pfunc *cachepin_profile_add_func(struct cachepin_profile *p, con
 	return f;
 }
 
-int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w)
+int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w,
+			    const double *slice, uint32_t ns)
 {
+	struct cachepin_pgran *g;
+
 	if (GROW(f->grans, f->cap_grans, f->nr_grans + 1))
 		return -ENOMEM;
-	f->grans[f->nr_grans].off = off;
-	f->grans[f->nr_grans].weight = w;
-	f->nr_grans++;
+	g = &f->grans[f->nr_grans++];
+	memset(g, 0, sizeof(*g));
+	g->off = off;
+	g->weight = w;
+	if (slice && ns)
+		memcpy(g->slice, slice, (ns < CACHEPIN_PROFILE_SLICES ? ns : CACHEPIN_PROFILE_SLICES) *
+			sizeof(*slice));
 	return 0;
 }
 
@@ -205,6 +212,7 @@ uint64_t cachepin_profile__digest(const struct cachepin_profile *p)
 		for (j = 0; j < f->nr_grans; j++) {
 			h = cachepin_fnv1a(h, &f->grans[j].off, sizeof(f->grans[j].off));
 			h = cachepin_fnv1a(h, &f->grans[j].weight, sizeof(f->grans[j].weight));
+			h = cachepin_fnv1a(h, f->grans[j].slice, p->nr_slices * sizeof(double));
 		}
 	}
 	for (i = 0; i < p->nr_edges; i++)

@@ -144,6 +144,10 @@ static void test_round_trips(void)
 	round_trip("shuffled", HEAD "# a comment\n\n" F_IDLE F_HB "  \n" F_HA F_FIB E_4 E_3 E_2
 		   "  e   fib_table_lookup -\thelper a.o 0x2c4 1002500000 d  \n", canon, true);
 	/* the defaults, and '-' for none */
+	/* time slices: version 2, a weight per slice on every 'g' line */
+	round_trip("slices", "# cachepin-profile 2\nslices 3\nf a - 6 3 6 32\ng 0x0 4 1 0 3\ng 0x10 2 0 2 0\n",
+		   "# cachepin-profile 2\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
+		   "samples 0 0\nperiod 0 0\nslices 3\nf a - 6 3 6 32\ng 0x0 4 1 0 3\ng 0x10 2 0 2 0\n", false);
 	round_trip("empty", "# cachepin-profile 1\n",
 		   "# cachepin-profile 1\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
 		   "samples 0 0\nperiod 0 0\n", false);
@@ -159,8 +163,8 @@ struct bad {
 
 static const struct bad bads[] = {
 	{ "", 1, "empty file" },
-	{ "# cachepin-profile 2\n", 1, "not a cachepin profile (no '# cachepin-profile 1' line)" },
-	{ "event x\n", 1, "not a cachepin profile (no '# cachepin-profile 1' line)" },
+	{ "# cachepin-profile 3\n", 1, "not a cachepin profile (no '# cachepin-profile 1' or '2' line)" },
+	{ "event x\n", 1, "not a cachepin profile (no '# cachepin-profile 1' or '2' line)" },
 	{ V "# c\n\nf a - 1 2 3\n", 4, "'f' needs name, object, weight, samples, inclusive, size" },
 	{ V "f a - 1 2 3 4 5\n", 2, "'f' needs name, object, weight, samples, inclusive, size" },
 	{ V "f a - x 1 1 1\n", 2, "bad number in 'f' line" },
@@ -187,6 +191,14 @@ static const struct bad bads[] = {
 	{ V "event a b\n", 2, "unknown line" },
 	{ V "samples 1\n", 2, "unknown line" },
 	{ V "F a - 1 1 1 1\n", 2, "unknown line" },
+	{ V "slices 1\n", 2, "bad 'slices' line (2 to 16 time slices)" },
+	{ V "slices 17\n", 2, "bad 'slices' line (2 to 16 time slices)" },
+	{ V "f a - 1 1 1 1\nslices 2\n", 3, "'slices' after the first 'f' line" },
+	{ V "slices 2\nf a - 3 1 1 1\ng 0x10 3\n", 4,
+	  "bad 'g' line (needs a preceding 'f', offset, weight, a weight per slice)" },
+	{ V "slices 2\nf a - 3 1 1 1\ng 0x10 3 1 2 0\n", 4,
+	  "bad 'g' line (needs a preceding 'f', offset, weight, a weight per slice)" },
+	{ V "slices 2\nf a - 3 1 1 1\ng 0x10 3 1 -2\n", 4, "bad slice weight in 'g' line" },
 };
 
 static void test_bad_lines(void)
