@@ -19,6 +19,15 @@
  *     divided by the number of granules.  Code that runs once per packet
  *     therefore cycles through its lines in program order, as it does on
  *     the router: five such lines in one 4-way LRU set miss every time.
+ *  4. Time: a profile of a recording in time order has its weights per
+ *     time slice (cachepin-profile(5)).  The string then replays the
+ *     slices in order, each interleaved as in 3 from its own weights and
+ *     as long as its share of the weight, so that code of one phase of
+ *     the run does not compete with code of another.  Between two
+ *     samples the cache turns over many times, so the order inside a
+ *     slice is the model's, the order of the slices the recording's.
+ *     A granule that no sample hit (a hole, a call site) runs in the
+ *     slices of the granule or function it was inferred from.
  *
  * cachepin/score.h maps the string to cache lines for a layout and
  * simulates it.
@@ -47,13 +56,28 @@ struct cachepin_model {
 	double dropped;		/* weight of granules too cold for one fetch */
 	uint32_t granule;
 	bool ordered;		/* the order came from call edges */
+	uint32_t nr_slices;	/* time slices replayed (0: one, no time order) */
+	double *slice_w;	/* nr_items x nr_slices: each item's weight per slice */
 };
 
 struct cachepin_model_opts {
 	size_t refs;		/* L; 0 = default (2 M) */
 	bool whole;		/* every line of a sampled function is hot (from its first
 				 * sampled granule to its end), not only the sampled ones */
+	unsigned int half;	/* 0: all of the profile; 1 or 2: one of two halves
+				 * for held-out scoring (see below) */
 };
+
+/*
+ * Held-out halves (opts.half): with 4 time slices or more, half 1 is the
+ * even slices and half 2 the odd ones, so both see every phase of the
+ * run; otherwise every granule's samples are split between the halves at
+ * random (binomial thinning with a fixed seed, which turns the sampling
+ * noise of one recording into two independent ones).
+ * cachepin_model__can_split() says whether P has either: a hot list
+ * without offsets (one sample per function) has not.
+ */
+bool cachepin_model__can_split(const struct cachepin_profile *p);
 
 /*
  * Build the model of profile P on BIN (MAP from cachepin_profile__match;

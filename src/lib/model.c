@@ -21,6 +21,7 @@ struct mchild {
 
 struct mfunc {
 	uint32_t bf;		/* binary function */
+	uint32_t pf;		/* profile function */
 	double incl, weight;
 	uint32_t first_item, nr_items;
 	struct mchild *kids;
@@ -128,17 +129,25 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 	}
 }
 
+/* Fetches of item I in slice J (J ignored without slices) in a string of L. */
+static uint32_t item_count(const struct cachepin_model *m, size_t i, uint32_t j, size_t L)
+{
+	double w = m->nr_slices ? m->slice_w[i * m->nr_slices + j] : m->items[i].weight;
+	double c = (double)L * w / m->weight;
+
+	return c >= 0.5 ? (uint32_t)llround(c) : 0;
+}
+
 uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_t *n)
 {
+	uint32_t ns = m->nr_slices ? m->nr_slices : 1, j;
 	uint64_t *keys, *tmp;
 	uint32_t *refs;
 	size_t nk = 0, i;
 
-	for (i = 0; i < m->nr_items; i++) {
-		double c = (double)L * m->items[i].weight / m->weight;
-
-		nk += c >= 0.5 ? (size_t)llround(c) : 0;
-	}
+	for (i = 0; i < m->nr_items; i++)
+		for (j = 0; j < ns; j++)
+			nk += item_count(m, i, j, L);
 	keys = malloc((nk + 1) * sizeof(*keys));
 	tmp = malloc((nk + 1) * sizeof(*tmp));
 	refs = malloc((nk + 1) * sizeof(*refs));
@@ -151,18 +160,20 @@ uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_
 	}
 	nk = 0;
 	for (i = 0; i < m->nr_items; i++) {
-		const struct cachepin_model_item *it = &m->items[i];
-		double c = (double)L * it->weight / m->weight;
-		uint32_t count = c >= 0.5 ? (uint32_t)llround(c) : 0, k;
-		double phase = (double)it->rank / (double)m->nr_items;
+		double phase = (double)m->items[i].rank / (double)m->nr_items;
 
-		for (k = 0; k < count; k++) {
-			double t = ((double)k + phase) / (double)count;
-			uint64_t q = (uint64_t)(t * 4294967296.0);
+		/* slice J is the time [J, J + 1) of NS: the slices in order */
+		for (j = 0; j < ns; j++) {
+			uint32_t count = item_count(m, i, j, L), k;
 
-			if (q > UINT32_MAX)
-				q = UINT32_MAX;
-			keys[nk++] = q << 32 | (uint64_t)i;
+			for (k = 0; k < count; k++) {
+				double t = ((double)j + ((double)k + phase) / (double)count) / (double)ns;
+				uint64_t q = (uint64_t)(t * 4294967296.0);
+
+				if (q > UINT32_MAX)
+					q = UINT32_MAX;
+				keys[nk++] = q << 32 | (uint64_t)i;
+			}
 		}
 	}
 	radix_sort(keys, tmp, nk);
@@ -180,6 +191,7 @@ void cachepin_model__free(struct cachepin_model *m)
 		return;
 	free(m->items);
 	free(m->refs);
+	free(m->slice_w);
 	free(m);
 }
 
@@ -197,6 +209,7 @@ struct build {
 	double *site_w;		/* per edge: weight of its call site */
 	uint32_t gran;
 	bool whole_all;
+	uint32_t slice_of[CACHEPIN_PROFILE_SLICES];	/* model slice -> profile slice */
 };
 
 /*
@@ -395,6 +408,7 @@ static int func_items(struct build *b, size_t i)
 		nslot = 1u << 20;
 	f = &b->mf[b->nmf];
 	f->bf = (uint32_t)b->map[i];
+	f->pf = (uint32_t)i;
 	f->incl = pf->incl > pf->weight ? pf->incl : pf->weight;
 	f->weight = pf->weight;
 	f->first_item = (uint32_t)b->m->nr_items;
@@ -467,16 +481,63 @@ static int exec_order(struct build *b)
 	return err;
 }
 
-/* 4. Rates and the interleaved string. */
-static int rates(struct cachepin_model *m, size_t L)
+/*
+ * 4. Time: the weight of every item per slice, from its own granule's
+ * slices, else its function's (a hole, a call block), else evenly.
+ */
+static void item_slices(const struct build *b, const struct mfunc *f)
 {
+	const struct cachepin_pfunc *pf = &b->p->funcs[f->pf];
+	struct cachepin_model *m = b->m;
+	uint32_t ns = m->nr_slices, j;
+	double fdist[CACHEPIN_PROFILE_SLICES] = { 0 }, fsum = 0;
+	size_t g = 0, k, x;
+
+	for (k = 0; k < pf->nr_grans; k++)
+		for (j = 0; j < ns; j++)
+			fdist[j] += pf->grans[k].slice[b->slice_of[j]];
+	for (j = 0; j < ns; j++)
+		fsum += fdist[j];
+	for (x = f->first_item; x < f->first_item + f->nr_items; x++) {
+		const struct cachepin_model_item *it = &m->items[x];
+		double *sw = &m->slice_w[x * ns], sum = 0;
+
+		while (g < pf->nr_grans && pf->grans[g].off < it->off)
+			g++;
+		if (g < pf->nr_grans && pf->grans[g].off == it->off)
+			for (j = 0; j < ns; j++)
+				sum += sw[j] = pf->grans[g].slice[b->slice_of[j]];
+		if (sum <= 0 && fsum > 0)
+			for (j = 0; j < ns; j++)
+				sum += sw[j] = fdist[j];
+		if (sum <= 0)
+			for (j = 0; j < ns; j++)
+				sum += sw[j] = 1;
+		for (j = 0; j < ns; j++)
+			sw[j] *= it->weight / sum;
+	}
+}
+
+/* 5. Rates and the interleaved string. */
+static int rates(struct build *b, size_t L)
+{
+	struct cachepin_model *m = b->m;
+	uint32_t ns = m->nr_slices ? m->nr_slices : 1, j;
 	size_t i;
 
+	if (m->nr_slices) {
+		m->slice_w = calloc(m->nr_items * ns + 1, sizeof(*m->slice_w));
+		if (!m->slice_w)
+			return -ENOMEM;
+		for (i = 0; i < b->nmf; i++)
+			item_slices(b, &b->mf[i]);
+	}
 	for (i = 0; i < m->nr_items; i++) {
 		struct cachepin_model_item *it = &m->items[i];
-		double c = (double)L * it->weight / m->weight;
 
-		it->count = c >= 0.5 ? (uint32_t)llround(c) : 0;
+		it->count = 0;
+		for (j = 0; j < ns; j++)
+			it->count += item_count(m, i, j, L);
 		if (!it->count)
 			m->dropped += it->weight;
 	}
@@ -501,7 +562,150 @@ static int model_build(struct build *b, size_t L)
 			return err;
 	if ((err = call_graph(b)) || (err = exec_order(b)))
 		return err;
-	return rates(b->m, L);
+	return rates(b, L);
+}
+
+bool cachepin_model__can_split(const struct cachepin_profile *p)
+{
+	size_t i;
+
+	if (p->nr_slices >= 4)
+		return true;
+	for (i = 0; i < p->nr_funcs; i++)
+		if (p->funcs[i].nr_grans && p->funcs[i].samples > 1)
+			return true;
+	return false;
+}
+
+/* The slices of half H (1: even, 2: odd) of P's time slices, or 0 if too few. */
+static uint32_t half_mask(const struct cachepin_profile *p, unsigned int h)
+{
+	uint32_t k, mask = 0;
+
+	if (p->nr_slices < 4)
+		return 0;
+	for (k = 0; k < p->nr_slices; k++)
+		if (k % 2 == h - 1)
+			mask |= 1u << k;
+	return mask;
+}
+
+/*
+ * Of N samples, how many fall into half 1: a binomial draw (normal
+ * beyond 64 samples) from a generator seeded by the granule, so that
+ * both halves see the same draw.
+ */
+static double thin(double n, uint64_t seed)
+{
+	uint64_t x = seed ? seed : 1;
+	double k = 0;
+	int i;
+
+	if (n <= 0)
+		return 0;
+	if (n <= 64) {
+		for (i = 0; i < (int)llround(n); i++)
+			k += cachepin_xorshift64(&x) >> 63;
+		return k;
+	}
+	{
+		/* Box-Muller from two uniforms in (0, 1] */
+		double u1 = ((double)(cachepin_xorshift64(&x) >> 11) + 1) / 9007199254740993.0;
+		double u2 = (double)(cachepin_xorshift64(&x) >> 11) / 9007199254740992.0;
+		double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+
+		k = llround(n / 2 + z * sqrt(n) / 2);
+	}
+	return k < 0 ? 0 : k > n ? n : k;
+}
+
+/* Weight W of SAMPLES samples of granule OFF of PF, in half H (thinned). */
+static double thin_weight(const struct cachepin_pfunc *pf, uint32_t off, double w, double samples,
+			  unsigned int h)
+{
+	uint64_t seed = cachepin_fnv1a(FNV1A_INIT, pf->name, strlen(pf->name));
+	double n, k;
+
+	seed = cachepin_fnv1a(seed, &off, sizeof(off));
+	if (samples <= 0 || w <= 0)
+		return w / 2;
+	n = samples;
+	k = thin(n, seed);
+	return w * (h == 1 ? k : n - k) / n;
+}
+
+/*
+ * Half H of P into *MP: its functions and their granules copied with
+ * the weights of that half (the slices of half_mask(), or thinned
+ * samples); the edges are P's.  Release with masked_free().
+ */
+static int masked_profile(const struct cachepin_profile *p, unsigned int h,
+			  struct cachepin_profile *mp)
+{
+	uint32_t mask = half_mask(p, h), j;
+	double all = 0, sel = 0, share;
+	size_t i, k;
+
+	for (i = 0; mask && i < p->nr_funcs; i++)
+		for (k = 0; k < p->funcs[i].nr_grans; k++)
+			for (j = 0; j < p->nr_slices; j++) {
+				all += p->funcs[i].grans[k].slice[j];
+				if (mask & (1u << j))
+					sel += p->funcs[i].grans[k].slice[j];
+			}
+	share = mask ? (all > 0 ? sel / all : 0) : 0.5;
+	*mp = *p;
+	if (!mask)
+		mp->nr_slices = 0;	/* too few slices to replay a half of them */
+	mp->funcs = calloc(p->nr_funcs + 1, sizeof(*mp->funcs));
+	if (!mp->funcs)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pfunc *pf = &p->funcs[i];
+		struct cachepin_pfunc *f = &mp->funcs[i];
+		/* weight per sample: the function's own, else the profile's */
+		double per = pf->samples ? pf->weight / (double)pf->samples :
+			     p->nr_samples ? p->period_sum / (double)p->nr_samples : 1;
+		double gsum = 0, msum = 0;
+
+		*f = *pf;
+		f->grans = malloc((pf->nr_grans + 1) * sizeof(*f->grans));
+		if (!f->grans)
+			return -ENOMEM;
+		for (k = 0; k < pf->nr_grans; k++) {
+			struct cachepin_pgran *g = &f->grans[k];
+
+			*g = pf->grans[k];
+			if (mask) {
+				g->weight = 0;
+				for (j = 0; j < p->nr_slices; j++) {
+					if (mask & (1u << j))
+						g->weight += g->slice[j];
+					else
+						g->slice[j] = 0;
+				}
+			} else {
+				g->weight = thin_weight(pf, g->off, g->weight, g->weight / per, h);
+			}
+			gsum += pf->grans[k].weight;
+			msum += g->weight;
+		}
+		if (pf->weight > gsum)
+			msum += mask ? (pf->weight - gsum) * share :
+				thin_weight(pf, UINT32_MAX, pf->weight - gsum, (pf->weight - gsum) / per, h);
+		f->weight = msum;
+		f->incl = pf->incl * share;
+	}
+	return 0;
+}
+
+static void masked_free(struct cachepin_profile *mp, size_t n)
+{
+	size_t i;
+
+	for (i = 0; mp->funcs && i < n; i++)
+		free(mp->funcs[i].grans);
+	free(mp->funcs);
 }
 
 struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
@@ -513,15 +717,29 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		.gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE,
 		.whole_all = opts && opts->whole,
 	};
+	unsigned int half = opts ? opts->half : 0;
+	struct cachepin_profile mp = { 0 };
+	uint32_t mask = UINT32_MAX, k;
 	size_t i;
-	int err;
+	int err = 0;
 
 	b.m = calloc(1, sizeof(*b.m));
 	if (!b.m)
 		return NULL;
 	b.m->bin = bin;
 	b.m->granule = b.gran;
-	err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
+	if (half == 1 || half == 2) {
+		err = masked_profile(p, half, &mp);
+		b.p = &mp;
+		mask = half_mask(p, half);
+	}
+	for (k = 0; k < b.p->nr_slices && k < CACHEPIN_PROFILE_SLICES; k++)
+		if (mask & (1u << k))
+			b.slice_of[b.m->nr_slices++] = k;
+	if (!err)
+		err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
+	if (b.p == &mp)
+		masked_free(&mp, p->nr_funcs);
 	if (b.mf)
 		for (i = 0; i < b.nmf; i++)
 			free(b.mf[i].kids);

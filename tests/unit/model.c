@@ -3,7 +3,9 @@
  * The miss model on hand-built profiles: order comes from call edges,
  * a cycle of five hot lines in one 4-way set misses every time under
  * LRU, the same code spread over five sets only misses cold, and the
- * fully associative reference does not see the difference.
+ * fully associative reference does not see the difference; a profile in
+ * time slices replays its phases, and its halves are its even and odd
+ * slices.
  */
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +81,67 @@ static void call_sites(void)
 	cachepin_model__free(m);
 }
 
+/*
+ * Five one-line functions in one 4-way set: in the first half of the
+ * run f0..f2 run, in the second f3 and f4.  Folded together the five
+ * cycle and miss every time; replayed slice by slice each phase fits.
+ */
+static void phases(void)
+{
+	struct cachepin_func bf[5];
+	struct cachepin_pfunc pf[5];
+	struct cachepin_pgran pg[5];
+	struct cachepin_binary b = { .path = "synthetic", .funcs = bf, .nr_funcs = 5 };
+	struct cachepin_profile p = { .granule = 16, .funcs = pf, .nr_funcs = 5, .nr_slices = 4 };
+	struct cachepin_model_opts o = { 0 };
+	uint64_t addr[5], miss[3];
+	struct cachepin_cache c;
+	int map[5], k;
+	size_t i;
+
+	cachepin_cache__parse(&c, "32K:4:32");
+	memset(pg, 0, sizeof(pg));
+	for (i = 0; i < 5; i++) {
+		static const char *const names[] = { "f0", "f1", "f2", "f3", "f4" };
+
+		bf[i] = (struct cachepin_func){ .name = (char *)names[i], .addr = 0x10000 + i * 0x40,
+						.size = 16, .unit = -1 };
+		pg[i].weight = 20;
+		/* f0..f2 in slices 0 and 1, f3 and f4 in slices 2 and 3 */
+		pg[i].slice[i < 3 ? 0 : 2] = 10;
+		pg[i].slice[i < 3 ? 1 : 3] = 10;
+		pf[i] = (struct cachepin_pfunc){ .name = (char *)names[i], .weight = 20, .samples = 20,
+						 .incl = 20, .size = 16, .grans = &pg[i], .nr_grans = 1 };
+		addr[i] = 0x20000 + i * c.way_span;
+		map[i] = (int)i;
+	}
+	CHECK(cachepin_model__can_split(&p), "four slices can be split");
+	for (k = 0; k < 3; k++) {
+		struct cachepin_model *m;
+		struct cachepin_score s;
+
+		/* k = 0: in time order; 1: folded (no slices); 2: half 1 */
+		p.nr_slices = k == 1 ? 0 : 4;
+		o.half = k == 2 ? 1 : 0;
+		m = cachepin_model__new(&p, &b, map, &o);
+		CHECK(m && m->nr_slices == (k == 0 ? 4u : k == 1 ? 0u : 2u),
+		      "model %d: %u slices", k, m ? m->nr_slices : 0);
+		if (!m)
+			return;
+		CHECK(cachepin_score__run(m, addr, &c, CACHEPIN_SCORE_NO_OPT, &s) == 0, "score %d", k);
+		miss[k] = s.miss[CACHEPIN_REPL_LRU];
+		if (k == 2)
+			CHECK(m->weight == 50, "half 1 is slices 0 and 2: weight %g", m->weight);
+		cachepin_score__release(&s);
+		cachepin_model__free(m);
+	}
+	CHECK(miss[1] > 1900000, "folded, the five cycle in one set: %llu misses",
+	      (unsigned long long)miss[1]);
+	CHECK(miss[0] < 10, "in time order each phase fits its set: %llu misses",
+	      (unsigned long long)miss[0]);
+	CHECK(miss[2] < 10, "half 1 replays both phases: %llu misses", (unsigned long long)miss[2]);
+}
+
 int main(void)
 {
 	struct cachepin_profile p = { .granule = 16 };
@@ -151,6 +214,7 @@ int main(void)
 	}
 	cachepin_model__free(m);
 	call_sites();
+	phases();
 	for (i = 0; i < p.nr_funcs; i++)
 		free(p.funcs[i].name);
 	free(p.funcs);
