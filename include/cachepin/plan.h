@@ -16,11 +16,37 @@
  * string), deterministic for a given seed.  With restarts, the search
  * runs from several seeds and the full model of every geometry picks the
  * layout with the fewest misses.
+ *
+ * Candidates: the search competes with the layouts a user would
+ * otherwise get, built for the same hot units (enum
+ * cachepin_plan_method).  With held-out folds (opts.folds: plan on one
+ * half of the samples, score on the other), each method is planned on
+ * every fold's first model and scored on its second; the method with the
+ * lowest mean ratio to the link's held-out misses over the geometries,
+ * among those no worse than the link at any of them, is then planned on
+ * the full model.  The ratio of the link order kept ("keep") is 1 by
+ * construction, so the plan is never worse than the link it replaces as
+ * far as the held-out samples can tell.
  */
+
 #ifndef CACHEPIN_PLAN_H
 #define CACHEPIN_PLAN_H
 
 #include "cachepin/score.h"
+
+#define CACHEPIN_PLAN_MAX_GEO 8
+
+enum cachepin_plan_method {
+	CACHEPIN_PLAN_SEARCH,	/* greedy colouring, local search on the simulation, repair */
+	CACHEPIN_PLAN_GREEDY,	/* the search's greedy colouring alone */
+	CACHEPIN_PLAN_COLOUR,	/* line colouring: each unit in the next way span, least conflict */
+	CACHEPIN_PLAN_DENSITY,	/* hot-first by density, packed */
+	CACHEPIN_PLAN_KEEP,	/* link order, every hot unit at its old set phase */
+	CACHEPIN_PLAN_NR_METHODS,
+};
+
+/* "search", "greedy", "colour", "density", "keep"; NULL if out of range. */
+const char *cachepin_plan__method_name(enum cachepin_plan_method m);
 
 struct cachepin_plan_unit {
 	uint32_t unit;		/* index into bin->units */
@@ -40,6 +66,22 @@ struct cachepin_plan_opts {
 	unsigned int iterations;	/* local-search moves; 0 = default */
 	size_t max_hot;		/* at most this many hot units; 0 = all */
 	unsigned int restarts;	/* searches from seeds seed..seed+restarts-1; 0 = 1 */
+	unsigned int methods;	/* bit per enum cachepin_plan_method tried; 0 = all */
+	/*
+	 * Held-out folds: folds[f][0] is planned on, folds[f][1] scores it.
+	 * Models of the same binary as the planned one (cachepin_model_opts
+	 * .half, or a second recording).  None: the methods are compared on
+	 * the full model, which favours the search.
+	 */
+	const struct cachepin_model *folds[2][2];
+	size_t nr_folds;
+};
+
+/* One method's held-out verdict, summed over the folds. */
+struct cachepin_plan_cand {
+	bool tried, eligible;	/* eligible: no geometry worse than the link */
+	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
+	double ratio;		/* mean of misses / the link's, over the geometries */
 };
 
 /* The full model's verdict on a plan, for one geometry. */
@@ -65,13 +107,18 @@ struct cachepin_plan {
 	uint64_t seed;		/* of the search that won */
 	struct cachepin_plan_eval *evals;	/* per opts->caches entry */
 	size_t nr_evals;
+	enum cachepin_plan_method method;	/* the method planned */
+	size_t nr_folds;	/* held-out folds the methods were scored on (0: in-sample) */
+	uint64_t link_misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses of the link */
+	struct cachepin_plan_cand cands[CACHEPIN_PLAN_NR_METHODS];
 };
 
 /*
- * Plan the hot units of model M (built from the profile on BIN): one
- * search per restart, each scored on the full model of every geometry
- * (the sum of misses per fetch of each cache's replacement policy); the
- * first with the lowest sum wins, and gets its evaluation per geometry.
+ * Plan the hot units of model M (built from the profile on BIN): the
+ * method chosen among the candidates (see above), and for the search one
+ * run per restart, each scored on the full model of every geometry (the
+ * sum of misses per fetch of each cache's replacement policy); the first
+ * with the lowest sum wins, and gets its evaluation per geometry.
  * Returns 0 and fills PLAN (release with cachepin_plan__release()), or a
  * negative errno with PLAN empty: -EINVAL (no geometry, or more than 8),
  * -ENOENT after logging (no hot code is movable), -ENOMEM.

@@ -37,7 +37,7 @@ static bool fill_candidate(const struct cachepin_binary *bin, const struct cache
 
 struct cold {
 	uint32_t unit;
-	uint64_t size, align;
+	uint64_t size, align, addr;
 };
 
 static int cmp_cold(const void *a, const void *b)
@@ -62,6 +62,10 @@ struct filler {
 	struct cold *cold;	/* the cold candidates, smallest first */
 	size_t ncold;
 	uint8_t *used;		/* per candidate */
+	struct cold_ref {
+		uint64_t addr;
+		uint32_t k;	/* index into cold */
+	} *by_addr;		/* keep: the candidates in address order */
 	uint64_t cur;		/* end of what is laid out */
 };
 
@@ -97,7 +101,8 @@ static int cold_units(const struct planner *pl, struct filler *fl)
 
 		if (is_hot[i] || !fill_candidate(bin, u))
 			continue;
-		fl->cold[fl->ncold++] = (struct cold){ (uint32_t)i, u->size, u->align ? u->align : 1 };
+		fl->cold[fl->ncold++] = (struct cold){ (uint32_t)i, u->size, u->align ? u->align : 1,
+						       u->addr };
 	}
 	free(is_hot);
 	sort_n(fl->cold, fl->ncold, sizeof(*fl->cold), cmp_cold);
@@ -143,13 +148,68 @@ static int fill_one(struct filler *fl, uint64_t target)
 	return 0;
 }
 
+static int cmp_cold_addr(const void *a, const void *b)
+{
+	const struct cold_ref *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+/* keep: fl->by_addr.  0 or -ENOMEM. */
+static int cold_by_addr(struct filler *fl)
+{
+	size_t i;
+
+	fl->by_addr = malloc((fl->ncold + 1) * sizeof(*fl->by_addr));
+	if (!fl->by_addr)
+		return -ENOMEM;
+	for (i = 0; i < fl->ncold; i++)
+		fl->by_addr[i] = (struct cold_ref){ fl->cold[i].addr, (uint32_t)i };
+	sort_n(fl->by_addr, fl->ncold, sizeof(*fl->by_addr), cmp_cold_addr);
+	return 0;
+}
+
+/*
+ * The cold units linked before hot unit H, back at their places in the
+ * block (keep): each at its distance from H in the link, from fl->cur on,
+ * in address order, from *NEXT of fl->by_addr on.
+ */
+static int fill_in_place(const struct planner *pl, struct filler *fl, const struct hunit *h,
+			 size_t *next)
+{
+	uint64_t haddr = pl->bin->units[h->unit].addr, target = (uint64_t)h->off;
+
+	for (; *next < fl->ncold && fl->by_addr[*next].addr < haddr; (*next)++) {
+		uint32_t k = fl->by_addr[*next].k;
+		const struct cold *c = &fl->cold[k];
+		uint64_t at;
+
+		if (fl->used[k] || haddr - c->addr > target)
+			continue;	/* taken, or before the block */
+		at = target - (haddr - c->addr);
+		if (at < fl->cur || at + c->size > target)
+			continue;
+		if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
+			return -ENOMEM;
+		fl->plan->pad += at - fl->cur;
+		fl->used[k] = 1;
+		fl->plan->nr_fill++;
+		fl->cur = at + c->size;
+	}
+	return 0;
+}
+
 int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 {
 	struct filler fl = { .plan = plan };
-	size_t i;
+	size_t i, next = 0;
 	int err;
 
 	if ((err = cold_units(pl, &fl)))
+		goto out;
+	if (pl->in_place && (err = cold_by_addr(&fl)))
 		goto out;
 	sort_n(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_hu_off);
 	for (i = 0; i < pl->nr_hu; i++) {
@@ -158,6 +218,9 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 
 		if (h->off < 0)
 			continue;
+		/* keep: the cold units linked there first */
+		if (pl->in_place && (err = fill_in_place(pl, &fl, h, &next)))
+			goto out;
 		/* fill [cur, target) with cold units, largest first */
 		while (fl.cur < target && (err = fill_one(&fl, target)) > 0)
 			;
@@ -181,5 +244,6 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 out:
 	free(fl.cold);
 	free(fl.used);
+	free(fl.by_addr);
 	return err;
 }

@@ -8,6 +8,7 @@
  *   plan-sim.c     the exact per-set LRU simulation and set members
  *   plan-greedy.c  the set-pressure proxy and the greedy colouring
  *   plan-search.c  the local search (relocations) and the repair of missing sets
+ *   plan-cand.c    the other candidates: link order kept, density, line colouring
  *   plan-fill.c    emit order: cold fill of the gaps, padding
  *
  * Offsets are relative to the block start, which is aligned to the
@@ -20,7 +21,6 @@
 #include "cachepin/plan.h"
 #include "internal.h"
 
-#define CACHEPIN_PLAN_MAX_GEO 8
 
 struct hunit {			/* a hot unit being placed */
 	uint32_t unit;
@@ -72,6 +72,8 @@ struct planner {
 	struct span *spans;
 	size_t nr_spans, cap_spans;
 	uint64_t limit;		/* block bytes available to hot units */
+	bool in_place;		/* keep: cold units fill at their linked distance */
+	uint64_t keep_base;	/* keep: the address of offset 0 in the link */
 	uint64_t rng;
 	/* scratch for merging */
 	uint64_t *heap;
@@ -150,6 +152,11 @@ int cachepin_plan_greedy(struct planner *pl);
 /* plan-search.c: both count their moves into PLAN; 0 or -ENOMEM */
 int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan);
 int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan);
+
+/* plan-cand.c: the candidates besides the search.  0 or -ENOMEM. */
+int cachepin_plan_keep(struct planner *pl);
+int cachepin_plan_density(struct planner *pl);
+int cachepin_plan_colour(struct planner *pl);
 
 /* plan-fill.c: the units of PLAN in block order, the gaps filled.  0 or -ENOMEM. */
 int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);

@@ -8,29 +8,60 @@
  */
 #include "plan-int.h"
 
-/* One search from SEED into PLAN.  0 or a negative errno, PLAN empty. */
-static int plan_search(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-		       uint64_t seed, struct cachepin_plan *plan)
+static const char *const method_names[CACHEPIN_PLAN_NR_METHODS] = {
+	[CACHEPIN_PLAN_SEARCH] = "search", [CACHEPIN_PLAN_GREEDY] = "greedy",
+	[CACHEPIN_PLAN_COLOUR] = "colour", [CACHEPIN_PLAN_DENSITY] = "density",
+	[CACHEPIN_PLAN_KEEP] = "keep",
+};
+
+const char *cachepin_plan__method_name(enum cachepin_plan_method m)
+{
+	return (unsigned int)m < CACHEPIN_PLAN_NR_METHODS ? method_names[m] : NULL;
+}
+
+/* The offsets of METHOD for the set-up planner PL, search counted into PLAN. */
+static int plan_method(struct planner *pl, enum cachepin_plan_method method,
+		       struct cachepin_plan *plan)
+{
+	int err;
+
+	switch (method) {
+	case CACHEPIN_PLAN_KEEP:
+		return cachepin_plan_keep(pl);
+	case CACHEPIN_PLAN_DENSITY:
+		return cachepin_plan_density(pl);
+	case CACHEPIN_PLAN_COLOUR:
+		return cachepin_plan_colour(pl);
+	case CACHEPIN_PLAN_GREEDY:
+		return cachepin_plan_greedy(pl);
+	default:
+		break;
+	}
+	/* 1. greedy colouring, densest first; the exact misses of its layout */
+	if ((err = cachepin_plan_greedy(pl)) || (err = cachepin_plan_sim_all(pl)))
+		return err;
+	plan->search_before = cachepin_plan_total_miss(&pl->geo[0]);
+	/* 2. local search, 3. repair of the sets that still miss */
+	if ((err = cachepin_plan_local_search(pl, plan)) || (err = cachepin_plan_repair(pl, plan)))
+		return err;
+	plan->search_after = cachepin_plan_total_miss(&pl->geo[0]);
+	return 0;
+}
+
+/* METHOD on M from SEED into PLAN.  0 or a negative errno, PLAN empty. */
+static int plan_build(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+		      enum cachepin_plan_method method, uint64_t seed, struct cachepin_plan *plan)
 {
 	struct planner pl = { .m = m, .bin = m->bin, .o = o };
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
 	pl.rng = seed ? seed : 0x2545f4914f6cdd1dULL;
-	if ((err = cachepin_plan_setup(&pl, plan)))
-		goto out;
-	/* 1. greedy colouring, densest first; the exact misses of its layout */
-	if ((err = cachepin_plan_greedy(&pl)) || (err = cachepin_plan_sim_all(&pl)))
-		goto out;
-	plan->search_before = cachepin_plan_total_miss(&pl.geo[0]);
-	/* 2. local search, 3. repair of the sets that still miss */
-	if ((err = cachepin_plan_local_search(&pl, plan)) || (err = cachepin_plan_repair(&pl, plan)))
-		goto out;
-	plan->search_after = cachepin_plan_total_miss(&pl.geo[0]);
-	/* 4. emit order, cold fill, padding */
-	err = cachepin_plan_fill(&pl, plan);
+	if (!(err = cachepin_plan_setup(&pl, plan)) && !(err = plan_method(&pl, method, plan)))
+		/* 4. emit order, cold fill, padding */
+		err = cachepin_plan_fill(&pl, plan);
 	plan->seed = seed;
-out:
+	plan->method = method;
 	if (err)
 		cachepin_plan__release(plan);
 	cachepin_plan_free(&pl);
@@ -38,56 +69,114 @@ out:
 }
 
 /*
- * The full model's misses of PLAN's layout on every geometry into
- * plan->evals (after, lru_after), and *V their sum in misses per fetch
- * of each cache's replacement policy.  0 or a negative errno.
+ * The misses of PLAN's layout (NULL: as linked) on M for every geometry
+ * into MISS (the cache's policy) and LRU (may be NULL), and *V their sum
+ * in misses per fetch.  0 or a negative errno.
  */
-static int judge(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-		 struct cachepin_plan *plan, double *v)
+static int score_layout(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+			const struct cachepin_plan *plan, uint64_t *miss, uint64_t *lru,
+			uint64_t *fetches, double *v)
 {
-	uint64_t *fa = cachepin_plan__faddr(plan, m->bin);
+	uint64_t *fa = plan ? cachepin_plan__faddr(plan, m->bin) : NULL;
 	size_t i;
 	int err = 0;
 
-	*v = 0;
-	plan->evals = calloc(o->nr_caches, sizeof(*plan->evals));
-	if (!fa || !plan->evals) {
-		free(fa);
+	if (plan && !fa)
 		return -ENOMEM;
-	}
-	plan->nr_evals = o->nr_caches;
-	for (i = 0; i < o->nr_caches; i++) {
+	if (v)
+		*v = 0;
+	for (i = 0; i < o->nr_caches && !err; i++) {
 		const struct cachepin_cache *c = &o->caches[i];
 		struct cachepin_score sc;
 
 		if ((err = cachepin_score__run(m, fa, c, CACHEPIN_SCORE_NO_OPT, &sc)))
 			break;
-		plan->evals[i].after = sc.miss[c->repl];
-		plan->evals[i].lru_after = sc.miss[CACHEPIN_REPL_LRU];
-		*v += (double)sc.miss[c->repl] / (double)(sc.fetches ? sc.fetches : 1);
+		miss[i] = sc.miss[c->repl];
+		if (lru)
+			lru[i] = sc.miss[CACHEPIN_REPL_LRU];
+		if (fetches)
+			fetches[i] = sc.fetches;
+		if (v)
+			*v += (double)sc.miss[c->repl] / (double)(sc.fetches ? sc.fetches : 1);
 		cachepin_score__release(&sc);
 	}
 	free(fa);
 	return err;
 }
 
-/* The as-linked side of plan->evals.  0 or a negative errno. */
-static int judge_before(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-			struct cachepin_plan *plan)
+/* METHOD planned on every fold's first model, scored on its second, into PLAN->cands. */
+static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_method method,
+		      struct cachepin_plan *plan)
 {
-	size_t i;
+	struct cachepin_plan_cand *cd = &plan->cands[method];
+	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
+	size_t f, i;
 	int err;
 
-	for (i = 0; i < plan->nr_evals; i++) {
-		const struct cachepin_cache *c = &o->caches[i];
-		struct cachepin_score sc;
+	cd->tried = true;
+	for (f = 0; f < o->nr_folds; f++) {
+		struct cachepin_plan p;
 
-		if ((err = cachepin_score__run(m, NULL, c, CACHEPIN_SCORE_NO_OPT, &sc)))
+		err = plan_build(o->folds[f][0], o, method, o->seed, &p);
+		/* -ENOENT: nothing movable is hot in this half, it stays as linked */
+		if ((err && err != -ENOENT) ||
+		    (err = score_layout(o->folds[f][1], o, err ? NULL : &p, miss, NULL, NULL, NULL))) {
+			cachepin_plan__release(&p);
 			return err;
-		plan->evals[i].fetches = sc.fetches;
-		plan->evals[i].before = sc.miss[c->repl];
-		plan->evals[i].lru_before = sc.miss[CACHEPIN_REPL_LRU];
-		cachepin_score__release(&sc);
+		}
+		cachepin_plan__release(&p);
+		for (i = 0; i < o->nr_caches; i++)
+			cd->misses[i] += miss[i];
+	}
+	cd->eligible = true;
+	cd->ratio = 0;
+	for (i = 0; i < o->nr_caches; i++) {
+		uint64_t link = plan->link_misses[i];
+
+		if (cd->misses[i] > link)
+			cd->eligible = false;
+		cd->ratio += link ? (double)cd->misses[i] / (double)link : 1;
+	}
+	cd->ratio /= (double)o->nr_caches;
+	return 0;
+}
+
+/* The method to plan: the best held-out one, or the search without folds. */
+static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_plan *plan,
+			 enum cachepin_plan_method *best)
+{
+	unsigned int methods = o->methods ? o->methods : (1u << CACHEPIN_PLAN_NR_METHODS) - 1;
+	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
+	int k, f, err;
+	size_t i;
+
+	*best = CACHEPIN_PLAN_SEARCH;
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
+		if (methods & (1u << k)) {
+			*best = (enum cachepin_plan_method)k;
+			break;
+		}
+	plan->nr_folds = o->nr_folds;
+	if (!o->nr_folds || !(methods & (methods - 1)))
+		return 0;
+	for (f = 0; f < (int)o->nr_folds; f++) {
+		if ((err = score_layout(o->folds[f][1], o, NULL, miss, NULL, NULL, NULL)))
+			return err;
+		for (i = 0; i < o->nr_caches; i++)
+			plan->link_misses[i] += miss[i];
+	}
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
+		if ((methods & (1u << k)) &&
+		    (err = try_method(o, (enum cachepin_plan_method)k, plan)))
+			return err;
+	/* the lowest ratio among the eligible; the first of equals */
+	for (k = CACHEPIN_PLAN_NR_METHODS; k-- > 0;) {
+		const struct cachepin_plan_cand *cd = &plan->cands[k], *b = &plan->cands[*best];
+
+		if (!cd->tried || !cd->eligible)
+			continue;
+		if (!b->eligible || cd->ratio <= b->ratio)
+			*best = (enum cachepin_plan_method)k;
 	}
 	return 0;
 }
@@ -96,18 +185,28 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		       struct cachepin_plan *plan)
 {
 	unsigned int runs = o->restarts ? o->restarts : 1, run;
+	struct cachepin_plan choice = { 0 };
+	enum cachepin_plan_method method;
+	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	double best = 0;
+	size_t i;
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
+	if (!o->nr_caches || o->nr_caches > CACHEPIN_PLAN_MAX_GEO)
+		return -EINVAL;
+	if ((err = choose_method(o, &choice, &method)))
+		return err;
+	if (method != CACHEPIN_PLAN_SEARCH)
+		runs = 1;	/* the others do not depend on the seed */
 	/* restarts: each a full search; the full model of every geometry judges */
 	for (run = 0; run < runs; run++) {
 		struct cachepin_plan cand;
 		double v;
 
-		if ((err = plan_search(m, o, o->seed + run, &cand)))
+		if ((err = plan_build(m, o, method, o->seed + run, &cand)))
 			goto fail;
-		if ((err = judge(m, o, &cand, &v))) {
+		if ((err = score_layout(m, o, &cand, miss, NULL, NULL, &v))) {
 			cachepin_plan__release(&cand);
 			goto fail;
 		}
@@ -119,8 +218,30 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 			cachepin_plan__release(&cand);
 		}
 	}
-	if (!(err = judge_before(m, o, plan)))
-		return 0;
+	plan->nr_folds = choice.nr_folds;
+	memcpy(plan->link_misses, choice.link_misses, sizeof(plan->link_misses));
+	memcpy(plan->cands, choice.cands, sizeof(plan->cands));
+	plan->evals = calloc(o->nr_caches, sizeof(*plan->evals));
+	if (!plan->evals) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	plan->nr_evals = o->nr_caches;
+	{
+		uint64_t after[CACHEPIN_PLAN_MAX_GEO], lra[CACHEPIN_PLAN_MAX_GEO];
+		uint64_t before[CACHEPIN_PLAN_MAX_GEO], lrb[CACHEPIN_PLAN_MAX_GEO];
+		uint64_t fetches[CACHEPIN_PLAN_MAX_GEO];
+
+		if ((err = score_layout(m, o, plan, after, lra, NULL, NULL)) ||
+		    (err = score_layout(m, o, NULL, before, lrb, fetches, NULL)))
+			goto fail;
+		for (i = 0; i < o->nr_caches; i++)
+			plan->evals[i] = (struct cachepin_plan_eval){
+				.fetches = fetches[i], .before = before[i], .after = after[i],
+				.lru_before = lrb[i], .lru_after = lra[i],
+			};
+	}
+	return 0;
 fail:
 	cachepin_plan__release(plan);
 	return err;

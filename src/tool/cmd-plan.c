@@ -15,6 +15,7 @@
 enum {
 	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_SLACK,
 	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
+	OPT_HOLDOUT, OPT_METHOD,
 };
 
 const struct tool_opt plan_opts[] = {
@@ -29,6 +30,8 @@ const struct tool_opt plan_opts[] = {
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
 	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
+	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
+	{ "method", 0, "LIST", "candidates: search,greedy,colour,density,keep or all (default all)", OPT_METHOD },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
 	{ "max-hot", 0, "N", "place at most the N densest hot units (default 4000); the rest stay", OPT_MAXHOT },
@@ -39,12 +42,41 @@ const struct tool_opt plan_opts[] = {
 
 struct plan_args {
 	struct tool_inputs in;
-	const char *output, *align, *lld, *secorder, *first;
+	const char *output, *align, *lld, *secorder, *first, *holdout;
 	bool standalone;
 	struct cachepin_plan_opts po;
 	size_t refs;
 	bool whole;
 };
+
+/* A comma list of method names (or "all") into *METHODS. */
+static int parse_methods(const char *arg, unsigned int *methods)
+{
+	const char *p = arg;
+
+	*methods = 0;
+	do {
+		size_t n = strcspn(p, ","), k;
+		unsigned int bit = 0;
+
+		if (n == 3 && !strncmp(p, "all", 3))
+			bit = (1u << CACHEPIN_PLAN_NR_METHODS) - 1;
+		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
+			const char *name = cachepin_plan__method_name((enum cachepin_plan_method)k);
+
+			if (strlen(name) == n && !strncmp(p, name, n))
+				bit = 1u << k;
+		}
+		if (!bit) {
+			tool_error("--method: unknown method '%.*s'", (int)n, p);
+			tool_hint("methods: search, greedy, colour, density, keep, or all");
+			return EXIT_USAGE;
+		}
+		*methods |= bit;
+		p += n;
+	} while (*p++ == ',');
+	return 0;
+}
 
 static int plan_opt(int id, const char *arg, void *ctx)
 {
@@ -90,6 +122,11 @@ static int plan_opt(int id, const char *arg, void *ctx)
 	case OPT_WHOLE:
 		a->whole = true;
 		return 0;
+	case OPT_HOLDOUT:
+		a->holdout = arg;
+		return 0;
+	case OPT_METHOD:
+		return parse_methods(arg, &a->po.methods);
 	case OPT_RESTARTS:
 		if ((r = tool_parse_u64(arg, &v, "--restarts")) || !v || v > 64)
 			return r ? r : tool_error("--restarts takes 1 to 64") * EXIT_USAGE;
@@ -178,14 +215,109 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			e->lru_before, e->lru_after);
 	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
-		" bytes, %" PRIu64 " bytes of padding; search %" PRIu64 " -> %" PRIu64 " in %.2f s (%u of %u moves simulated, %u kept)\n",
+		" bytes, %" PRIu64 " bytes of padding; %s in %.2f s",
 		plan->nr_hot, plan->nr_unplaceable, plan->nr_fill, plan->size, plan->pad,
-		plan->search_before, plan->search_after, secs, plan->moves_simulated,
-		plan->moves_tried, plan->moves_taken);
+		cachepin_plan__method_name(plan->method), secs);
+	if (plan->method == CACHEPIN_PLAN_SEARCH)
+		fprintf(stderr, " (search %" PRIu64 " -> %" PRIu64 ", %u of %u moves simulated, %u kept)",
+			plan->search_before, plan->search_after, plan->moves_simulated,
+			plan->moves_tried, plan->moves_taken);
+	fputc('\n', stderr);
 	if (plan->pad > plan->pad_budget)
 		tool_warn("%" PRIu64 " bytes of padding exceed the budget of %" PRIu64
 			  " (--max-pad %" PRIu64 " per way span): too few small cold units to fill the gaps",
 			  plan->pad, plan->pad_budget, a->po.max_pad);
+}
+
+/*
+ * The held-out folds of A->po: the profile's two halves, each planned on
+ * and scored by the other, or the profile and a second recording (HLOAD
+ * gets it).  HALF[0] is the full model; HALF[1] and HALF[2] get the
+ * others (the caller frees them).  0, or 1 after the message.
+ */
+static int plan_folds(struct plan_args *a, const struct cachepin_binary *bin,
+		      const struct cachepin_load *load, struct cachepin_load *hload,
+		      struct cachepin_model **half)
+{
+	struct cachepin_model_opts mo = { .refs = a->refs, .whole = a->whole };
+	int h;
+
+	if (a->po.methods && !(a->po.methods & (a->po.methods - 1)))
+		return 0;	/* one method: nothing to choose */
+	if (a->holdout) {
+		if (tool_load_profile(&a->in, bin, a->holdout, hload))
+			return 1;
+		half[1] = cachepin_model__new(hload->profile, bin, hload->map, &mo);
+		half[2] = NULL;
+		if (!half[1])
+			goto oom;
+		a->po.folds[0][0] = half[0];
+		a->po.folds[0][1] = half[1];
+		a->po.folds[1][0] = half[1];
+		a->po.folds[1][1] = half[0];
+		a->po.nr_folds = 2;
+		return 0;
+	}
+	if (!cachepin_model__can_split(load->profile)) {
+		/* no held-out samples: the candidates meet on the full model */
+		a->po.folds[0][0] = a->po.folds[0][1] = half[0];
+		a->po.nr_folds = 1;
+		return 0;
+	}
+	for (h = 1; h <= 2; h++) {
+		mo.half = (unsigned int)h;
+		if (!(half[h] = cachepin_model__new(load->profile, bin, load->map, &mo)))
+			goto oom;
+	}
+	a->po.folds[0][0] = half[1];
+	a->po.folds[0][1] = half[2];
+	a->po.folds[1][0] = half[2];
+	a->po.folds[1][1] = half[1];
+	a->po.nr_folds = 2;
+	return 0;
+oom:
+	tool_error("cannot build the model: %s", strerror(errno));
+	return 1;
+}
+
+/* How each candidate did on the held-out folds, on standard error. */
+static void cand_report(const struct plan_args *a, const struct cachepin_plan *plan,
+			const struct cachepin_profile *prof)
+{
+	size_t i, k;
+
+	if (!plan->nr_folds) {
+		fprintf(stderr, "cachepin: method %s (not compared: no held-out samples)\n",
+			cachepin_plan__method_name(plan->method));
+		return;
+	}
+	if (plan->nr_folds == 1)
+		fprintf(stderr, "cachepin: modelled misses of the candidates, in-sample (the profile has no samples to hold out)\n");
+	else
+		fprintf(stderr, "cachepin: held-out misses (planned on %s, scored on %s, and back):\n",
+			a->holdout ? "one recording" : prof->nr_slices >= 4 ? "the even time slices" :
+			"half of each line's samples",
+			a->holdout ? "the other" : prof->nr_slices >= 4 ? "the odd ones" : "the other half");
+	fprintf(stderr, "cachepin:   %-8s", "method");
+	for (i = 0; i < a->in.nr_caches; i++)
+		fprintf(stderr, " %14s", a->in.caches[i].name);
+	fprintf(stderr, "  mean change\n");
+	fprintf(stderr, "cachepin:   %-8s", "link");
+	for (i = 0; i < a->in.nr_caches; i++)
+		fprintf(stderr, " %14" PRIu64, plan->link_misses[i]);
+	fputc('\n', stderr);
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
+		const struct cachepin_plan_cand *cd = &plan->cands[k];
+
+		if (!cd->tried)
+			continue;
+		fprintf(stderr, "cachepin:   %-8s", cachepin_plan__method_name((enum cachepin_plan_method)k));
+		for (i = 0; i < a->in.nr_caches; i++)
+			fprintf(stderr, " %14" PRIu64, cd->misses[i]);
+		fprintf(stderr, "  %+6.1f %%%s%s\n", 100 * (cd->ratio - 1),
+			cd->eligible ? "" : "  (worse than the link somewhere)",
+			k == plan->method ? "  <- planned" : "");
+	}
 }
 
 /* The alignment file, the ordering files asked for, then the fragment. */
@@ -213,9 +345,9 @@ int cmd_plan(int argc, char **argv)
 {
 	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 4 } };
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
-	struct cachepin_load load = { 0 };
+	struct cachepin_load load = { 0 }, hload = { 0 };
 	struct cachepin_binary *bin = NULL;
-	struct cachepin_model *m = NULL;
+	struct cachepin_model *m = NULL, *half[3] = { NULL };
 	struct cachepin_plan plan = { 0 };
 	struct timespec t0, t1;
 	char *align_name = NULL;
@@ -240,15 +372,18 @@ int cmd_plan(int argc, char **argv)
 	bin = tool_open_binary(&a.in);
 	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	m = cachepin_model__new(load.profile, bin, load.map,
 				&(struct cachepin_model_opts){ .refs = a.refs, .whole = a.whole });
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;
 	}
+	half[0] = m;
 	a.po.caches = a.in.caches;
 	a.po.nr_caches = a.in.nr_caches;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (plan_folds(&a, bin, &load, &hload, half))
+		goto out;
 	err = cachepin_plan__run(m, &a.po, &plan);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
@@ -256,13 +391,17 @@ int cmd_plan(int argc, char **argv)
 			tool_error("out of memory");
 		goto out;
 	}
+	cand_report(&a, &plan, load.profile);
 	plan_report(&a, &plan, elapsed(&t0, &t1), sc);
 	rc = plan_write(&a, &plan, m, load.profile, sc);
 out:
 	free(align_name);
 	cachepin_plan__release(&plan);
 	cachepin_model__free(m);
+	cachepin_model__free(half[1]);
+	cachepin_model__free(half[2]);
 	cachepin_load__release(&load);
+	cachepin_load__release(&hload);
 	cachepin_binary__free(bin);
 	tool_inputs_release(&a.in);
 	return rc;

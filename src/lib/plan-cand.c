@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The layouts the search competes with, built for the same hot units:
+ *
+ *   keep     the link order kept: hot units and the cold ones between them
+ *            at their distances in the link, so every line keeps its set;
+ *            the layout the plan replaces ("do no harm"), in a block
+ *   density  hot-first by density (weight per byte), packed
+ *   colour   a greedy line colouring: densest first, each unit at the
+ *            offset within the next way span that adds the least conflict,
+ *            a line's conflict in a set that already holds WAYS lines being
+ *            the smaller of its fetches and the weakest line's there
+ *
+ * cachepin_plan__run() scores them with the search on held-out halves.
+ */
+#include "plan-int.h"
+
+/* Extend the block by a way span: no slot at any phase. */
+static void more_room(struct planner *pl)
+{
+	pl->limit += pl->span_bytes;
+}
+
+struct by_addr {
+	uint64_t addr;
+	struct hunit *h;
+};
+
+static int cmp_by_addr(const void *a, const void *b)
+{
+	const struct by_addr *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->h->unit > y->h->unit) - (x->h->unit < y->h->unit);
+}
+
+int cachepin_plan_keep(struct planner *pl)
+{
+	struct by_addr *order = malloc((pl->nr_hu + 1) * sizeof(*order));
+	uint64_t cur = 0, shift = 0;
+	size_t k;
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (k = 0; k < pl->nr_hu; k++)
+		order[k] = (struct by_addr){ pl->bin->units[pl->hu[k].unit].addr, &pl->hu[k] };
+	sort_n(order, pl->nr_hu, sizeof(*order), cmp_by_addr);
+	/*
+	 * Every unit at its distance from the way span below the lowest:
+	 * the block base is a multiple of the way span, so each keeps its
+	 * sets.  A gap of a way span or more between two of them shrinks
+	 * by whole way spans, which moves no set; the fill puts the cold
+	 * units linked just before each hot unit back in place.
+	 */
+	pl->keep_base = pl->nr_hu ? order[0].addr / pl->span_bytes * pl->span_bytes : 0;
+	pl->in_place = true;
+	for (k = 0; k < pl->nr_hu && !err; k++) {
+		struct hunit *h = order[k].h;
+		uint64_t at = order[k].addr - pl->keep_base - shift;
+
+		if (at >= cur + pl->span_bytes) {
+			uint64_t cut = (at - cur) / pl->span_bytes * pl->span_bytes;
+
+			at -= cut;
+			shift += cut;
+		}
+		h->room = h->size;	/* as linked: no slack */
+		while (at + h->room > pl->limit)
+			more_room(pl);
+		err = cachepin_plan_place(pl, h, at);
+		cur = at + h->size;
+	}
+	free(order);
+	return err;
+}
+
+int cachepin_plan_density(struct planner *pl)
+{
+	uint64_t cur = 0;
+	size_t k;
+	int err;
+
+	/* pl->hu is in density order */
+	for (k = 0; k < pl->nr_hu; k++) {
+		struct hunit *h = &pl->hu[k];
+		uint64_t at = align_up(cur, h->align);
+
+		while (at + h->room > pl->limit)
+			more_room(pl);
+		if ((err = cachepin_plan_place(pl, h, at)))
+			return err;
+		cur = at + h->room;
+	}
+	return 0;
+}
+
+/* ---- the line colouring ---- */
+
+struct cset {			/* one set of one geometry */
+	uint32_t lines;
+	double weakest;		/* fewest fetches of a line in it */
+};
+
+struct colour {
+	struct planner *pl;
+	struct cset *sets[CACHEPIN_PLAN_MAX_GEO];
+};
+
+static void cset_add(struct cset *s, double c)
+{
+	if (!s->lines || c < s->weakest)
+		s->weakest = c;
+	s->lines++;
+}
+
+/*
+ * Call FN for every line of H at OFF in geometry G: its set and its
+ * fetches (the items of one line summed).
+ */
+static double unit_lines(struct colour *cl, const struct hunit *h, uint64_t off, size_t gi,
+			 double (*fn)(struct cset *s, double c, uint32_t ways))
+{
+	const struct planner *pl = cl->pl;
+	const struct geo *g = &pl->geo[gi];
+	uint32_t shift = g->c->line_shift, i;
+	uint64_t line = UINT64_MAX;
+	double c = 0, cost = 0;
+	uint32_t set = 0;
+
+	for (i = 0; i <= h->nr_items; i++) {
+		const struct sitem *it = i < h->nr_items ? &pl->it[h->first_item + i] : NULL;
+		uint64_t a = it ? item_addr_at(pl, it, off) : 0;
+
+		if (it && a >> shift == line) {
+			c += it->count;
+			continue;
+		}
+		if (line != UINT64_MAX)
+			cost += fn(&cl->sets[gi][set], c, g->c->ways);
+		if (!it)
+			break;
+		line = a >> shift;
+		set = addr_set(g, a);
+		c = it->count;
+	}
+	return cost;
+}
+
+static double line_conflict(struct cset *s, double c, uint32_t ways)
+{
+	return s->lines >= ways ? (c < s->weakest ? c : s->weakest) : 0;
+}
+
+static double line_commit(struct cset *s, double c, uint32_t ways)
+{
+	(void)ways;
+	cset_add(s, c);
+	return 0;
+}
+
+/* The fixed occupants, line by line, in every geometry. */
+static void colour_fixed(struct colour *cl)
+{
+	const struct planner *pl = cl->pl;
+	size_t gi, i;
+
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		const struct geo *g = &pl->geo[gi];
+		uint64_t line = UINT64_MAX;
+		double c = 0;
+
+		for (i = 0; i <= pl->nr_it; i++) {
+			const struct sitem *it = i < pl->nr_it ? &pl->it[i] : NULL;
+
+			if (it && it->hunit >= 0)
+				continue;
+			if (it && it->addr >> g->c->line_shift == line) {
+				c += it->count;
+				continue;
+			}
+			if (line != UINT64_MAX)
+				cset_add(&cl->sets[gi][addr_set(g, line << g->c->line_shift)], c);
+			if (!it)
+				break;
+			line = it->addr >> g->c->line_shift;
+			c = it->count;
+		}
+	}
+}
+
+int cachepin_plan_colour(struct planner *pl)
+{
+	struct colour cl = { .pl = pl };
+	uint64_t cur = 0;
+	size_t gi, k;
+	int err = 0;
+
+	for (gi = 0; gi < pl->nr_geo; gi++)
+		if (!(cl.sets[gi] = calloc(pl->geo[gi].c->sets, sizeof(*cl.sets[gi])))) {
+			err = -ENOMEM;
+			goto out;
+		}
+	colour_fixed(&cl);
+	/* pl->hu is in density order */
+	for (k = 0; k < pl->nr_hu && !err; k++) {
+		struct hunit *h = &pl->hu[k];
+		uint64_t step = phase_step(pl, h), first = align_up(cur, h->align), at, best_at = first;
+		double best = -1;
+
+		/* the next way span: every set once; the first of equal cost */
+		for (at = first; at < first + pl->span_bytes; at += step) {
+			double cost = 0;
+
+			for (gi = 0; gi < pl->nr_geo; gi++)
+				cost += unit_lines(&cl, h, at, gi, line_conflict);
+			if (best < 0 || cost < best) {
+				best = cost;
+				best_at = at;
+			}
+			if (best == 0)
+				break;
+		}
+		while (best_at + h->room > pl->limit)
+			more_room(pl);
+		for (gi = 0; gi < pl->nr_geo; gi++)
+			unit_lines(&cl, h, best_at, gi, line_commit);
+		err = cachepin_plan_place(pl, h, best_at);
+		cur = best_at + h->room;
+	}
+out:
+	for (gi = 0; gi < pl->nr_geo; gi++)
+		free(cl.sets[gi]);
+	return err;
+}
