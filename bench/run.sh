@@ -28,10 +28,16 @@
 # $STAB_CACHES.  Every build of every layout must print what the default
 # prints.
 #
-# Results: $RESULTS/layouts.md (Markdown), layouts.csv, stability.csv and
-# layouts.svg (gnuplot), and with the full run bench/speed.sh's tables.
-# cachegrind counts are exact and repeatable: the same sources, compiler
-# and inputs give the same table.
+# The model is measured too: cachepin score gives its LRU misses of every
+# layout at the same geometries, once with the profile the plans were made
+# from (in sample) and once with a second recording of the same workload
+# (held out), to be ranked against cachegrind's.
+#
+# Results: $RESULTS/layouts.md (Markdown), layouts.csv, stability.csv,
+# model.csv and layouts.svg (gnuplot), and with the full run
+# bench/speed.sh's tables.  cachegrind counts are exact and repeatable: the
+# same sources, compiler and inputs give the same table (the model's
+# figures and the plans vary with the recordings).
 #
 #   --quick   one program (readelf unless named), 32 KiB only, 3 perturbations
 #   --check   the smallest run that exercises every step (make check)
@@ -48,7 +54,7 @@
 #   PLAN_CACHES  cachepin plan's -c (32K:4:32,64K:4:32: one layout for both
 #                Cortex-A9 sizes)
 #   PROFILE_FREQ perf record -F (20000)
-#   JOBS         parallel cachegrind runs (nproc)
+#   JOBS         parallel cachegrind and score runs (nproc)
 #   CACHEPIN     the cachepin binary (./cachepin)
 #
 # Needs: gcc, lld, valgrind, linux-perf, bear, jq, gnuplot-nox (for the
@@ -87,6 +93,9 @@ full)
 	;;
 esac
 LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin cachepin64}
+# the model's geometries: the sizes of $CACHES as cachegrind simulates them
+MODEL_CACHES=$(for s in $CACHES; do printf '%s:4:32,' $s; done)
+MODEL_CACHES=${MODEL_CACHES%,}
 BUILDS=build
 case " $LAYOUTS " in *" align32 "*) BUILDS="$BUILDS build-a32" ;; esac
 case " $LAYOUTS " in *" align64 "*) BUILDS="$BUILDS build-a64" ;; esac
@@ -154,9 +163,25 @@ cg_job() {
 		"'$1' $prog_args_measure < ${prog_stdin:-/dev/null} > /dev/null 2> '$4'"
 }
 
+# score_job BIN PROFILE OUT: the model's misses of BIN at $MODEL_CACHES
+# (a line of the job list), with BIN's link map if GNU ld wrote it
+# (ld.lld's map has another format: its units are then the symbols)
+score_job() {
+	_m=
+	grep -q '^Linker script and memory map' "$1.map" && _m="--map '$1.map'"
+	echo "'$CACHEPIN' score --json --top 1 $_m -c $MODEL_CACHES '$1' '$2' > '$3' 2> '$3.log'"
+}
+
+# model OUT SIZE: the modelled LRU misses at SIZE from score_job's OUT
+model() {
+	_v=$(jq -r --argjson s "$2" '.caches[] | select(.size == $s) | .misses.lru' "$1")
+	[ -n "$_v" ] || die "'$1': no modelled misses for $2"
+	echo "$_v"
+}
+
 run_jobs() { # JOBLIST
 	[ -s "$1" ] || return 0
-	tr '\n' '\0' < "$1" | xargs -0 -P "$JOBS" -n 1 sh -c || die "a cachegrind run failed (see $1)"
+	tr '\n' '\0' < "$1" | xargs -0 -P "$JOBS" -n 1 sh -c || die "a cachegrind or score run failed (see $1)"
 }
 
 # grow BUILD OBJ FUNC BYTES OUT: OBJ of BUILD recompiled with BYTES of
@@ -222,16 +247,19 @@ bench_program() {
 	mkdir -p "$IN"
 	prog_input "$IN"
 
-	if [ ! -s "$W/$p.profile" ] || [ "$L/default" -nt "$W/$p.profile" ]; then
-		log "$p: profile (perf record -e cpu-clock -g)"
+	# the profile the plans are made from, and a second recording of the
+	# same workload that the model is also judged on (held out)
+	for _P in "$p" "$p.holdout"; do
+		[ ! -s "$W/$_P.profile" ] || [ "$L/default" -nt "$W/$_P.profile" ] || continue
+		log "$p: profile $_P (perf record -e cpu-clock -g)"
 		(cd "$IN" && $ENV GLIBC_TUNABLES=$TUNABLES perf record -q -e cpu-clock -F $PROFILE_FREQ -g \
-			-o "$W/perf.data" -- "$L/default" $prog_args_profile \
-			< ${prog_stdin:-/dev/null} > /dev/null 2> "$W/perf-record.log") ||
-			die "'$p': perf record failed (see $W/perf-record.log)"
-		"$CACHEPIN" profile --map "$L/default.map" -o "$W/$p.profile" \
-			"$L/default" "$W/perf.data" 2> "$W/profile.log" ||
-			{ cat "$W/profile.log" >&2; die "'$p': cachepin profile failed"; }
-	fi
+			-o "$W/$_P.perf.data" -- "$L/default" $prog_args_profile \
+			< ${prog_stdin:-/dev/null} > /dev/null 2> "$W/$_P.perf-record.log") ||
+			die "'$p': perf record failed (see $W/$_P.perf-record.log)"
+		"$CACHEPIN" profile --map "$L/default.map" -o "$W/$_P.profile" \
+			"$L/default" "$W/$_P.perf.data" 2> "$W/$_P.profile.log" ||
+			{ cat "$W/$_P.profile.log" >&2; die "'$p': cachepin profile failed"; }
+	done
 	awk '$1 == "samples" { print "samples " $2 " " $3 } $1 == "f" && $4 > 0 { n++ }
 		END { print "functions " n }' "$W/$p.profile" > "$W/profile.stats"
 
@@ -361,7 +389,15 @@ bench_program() {
 			k=$((k + 1))
 		done
 	done
-	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
+	# the model on every layout, with the plans' profile and the held-out one
+	MD=$W/model
+	rm -rf "$MD"
+	mkdir -p "$MD"
+	for l in $LAYOUTS; do
+		score_job "$L/$l" "$W/$p.profile" "$MD/$l.in" >> "$W/jobs"
+		score_job "$L/$l" "$W/$p.holdout.profile" "$MD/$l.ho" >> "$W/jobs"
+	done
+	log "$p: $(wc -l < "$W/jobs") cachegrind and score runs, $JOBS at a time"
 	run_jobs "$W/jobs"
 
 	# rows: program layout cache misses fa-misses
@@ -370,6 +406,14 @@ bench_program() {
 			echo "$p,$l,$s,$(misses "$CG/$l.$s.sa"),$(misses "$CG/$l.$s.fa")"
 		done
 	done >> "$RESULTS/layouts.csv.tmp"
+	# rows: program layout cache model-in-sample model-held-out misses
+	for l in $LAYOUTS; do
+		for s in $CACHES; do
+			mi=$(model "$MD/$l.in" $s)
+			mh=$(model "$MD/$l.ho" $s)
+			echo "$p,$l,$s,$mi,$mh,$(misses "$CG/$l.$s.sa")"
+		done
+	done >> "$RESULTS/model.csv.tmp"
 	for l in $LAYOUTS; do
 		for s in $STAB_CACHES; do
 			k=1
@@ -391,12 +435,13 @@ bench_program() {
 	} > "$RESULTS/$p.info.tmp"
 }
 
-rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp"
+rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp" "$RESULTS/model.csv.tmp"
 for p; do
 	( bench_program "$p" )
 done
 echo "program,layout,cache,misses,fa_misses" | cat - "$RESULTS/layouts.csv.tmp" > "$RESULTS/layouts.csv"
 echo "program,layout,cache,build,misses" | cat - "$RESULTS/stability.csv.tmp" > "$RESULTS/stability.csv"
-rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp"
+echo "program,layout,cache,model_insample,model_holdout,misses" | cat - "$RESULTS/model.csv.tmp" > "$RESULTS/model.csv"
+rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp" "$RESULTS/model.csv.tmp"
 for p; do mv "$RESULTS/$p.info.tmp" "$RESULTS/$p.info"; done
 "$top/bench/report.sh" "$RESULTS" "$@"
