@@ -17,16 +17,18 @@
 #   lld        ld.lld --call-graph-ordering-file from the same profile
 #   cachepin   cachepin plan for $PLAN_CACHES (both Cortex-A9 sizes)
 #   cachepin64 cachepin plan for 64K:4:32 alone
+#   randK      the functions with samples first, in random order K of
+#              $RANDOM_ORDERS (seeded by the program's name and K)
 #
 # and counts I1 misses of a shorter run of the same workload under
 # valgrind --tool=cachegrind for every size in $CACHES, 4 ways, 32-byte
-# lines, and with a fully associative cache of the same size (the
-# reference without conflict misses).  Then it links every layout again
-# $PERTURB times with unrelated changes (a pad section of random size at a
-# random place of the link order, the code before the hot block grown, one
-# hot function grown by 4 to 64 bytes) and reports min/median/max misses at
-# $STAB_CACHES.  Every build of every layout must print what the default
-# prints.
+# lines, and for all but the random orders with a fully associative cache of
+# the same size (the reference without conflict misses).  Then it links
+# every layout but the random orders again $PERTURB times with unrelated
+# changes (a pad section of random size at a random place of the link
+# order, the code before the hot block grown, one hot function grown by 4
+# to 64 bytes) and reports min/median/max misses at $STAB_CACHES.  Every
+# build of every layout must print what the default prints.
 #
 # The model is measured too: cachepin score gives its LRU misses of every
 # layout at the same geometries, once with the profile the plans were made
@@ -39,8 +41,10 @@
 # same sources, compiler and inputs give the same table (the model's
 # figures and the plans vary with the recordings).
 #
-#   --quick   one program (readelf unless named), 32 KiB only, 3 perturbations
-#   --check   the smallest run that exercises every step (make check)
+#   --quick   one program (readelf unless named), 32 KiB only, 3 perturbations,
+#             3 random orders
+#   --check   the smallest run that exercises every step (make check), 2
+#             random orders
 #
 # Environment:
 #   BENCH_WORK   work directory (build/bench/layout)
@@ -49,8 +53,10 @@
 #   CACHES       I1 sizes in bytes (16384 32768 65536)
 #   STAB_CACHES  sizes of the stability runs (32768 65536)
 #   PERTURB      perturbed builds per layout (10)
-#   LAYOUTS      the layouts to compare (all of the above; --check: not
-#                align32 and align64, which need two more builds)
+#   RANDOM_ORDERS random function orders per program (20)
+#   LAYOUTS      the layouts to compare (all of the above but randK;
+#                --check: not align32 and align64, which need two more
+#                builds)
 #   PLAN_CACHES  cachepin plan's -c (32K:4:32,64K:4:32: one layout for both
 #                Cortex-A9 sizes)
 #   PROFILE_FREQ perf record -F (20000)
@@ -80,14 +86,16 @@ full)
 	CACHES=${CACHES:-16384 32768 65536}
 	STAB_CACHES=${STAB_CACHES:-32768 65536}
 	PERTURB=${PERTURB:-10}
+	RANDOM_ORDERS=${RANDOM_ORDERS:-20}
 	;;
 *)
 	RESULTS=${RESULTS:-$top/build/bench/$mode}
 	CACHES=${CACHES:-32768}
 	STAB_CACHES=${STAB_CACHES:-32768}
 	case $mode in
-	quick) PERTURB=${PERTURB:-3} ;;
-	check) PERTURB=${PERTURB:-1} LAYOUTS=${LAYOUTS:-default hotfirst c3 lld cachepin} ;;
+	quick) PERTURB=${PERTURB:-3} RANDOM_ORDERS=${RANDOM_ORDERS:-3} ;;
+	check) PERTURB=${PERTURB:-1} RANDOM_ORDERS=${RANDOM_ORDERS:-2}
+		LAYOUTS=${LAYOUTS:-default hotfirst c3 lld cachepin} ;;
 	esac
 	[ $# -eq 0 ] && set -- readelf
 	;;
@@ -271,6 +279,17 @@ bench_program() {
 	for o in hotfirst c3; do
 		order_lds "$W/order.$o" "$W/sections" > "$W/$o.lds"
 	done
+	# random orders: placement without a model, the field against which
+	# the model's ranking is measured
+	RANDS=
+	k=1
+	while [ $k -le "$RANDOM_ORDERS" ]; do
+		r=$(printf '%s rand%d' "$p" $k | cksum | cut -d' ' -f1)
+		random_order "$W/$p.profile" $((r % 2147483646 + 1)) > "$W/order.rand$k"
+		order_lds "$W/order.rand$k" "$W/sections" > "$W/rand$k.lds"
+		RANDS="$RANDS rand$k"
+		k=$((k + 1))
+	done
 	# lld's call graph: caller callee weight, from the callchain edges
 	awk '$1 == "e" && $8 ~ /d/ && $2 != $4 { w[$2 " " $4] += $7 / 1000 }
 		END { for (k in w) printf "%s %d\n", k, w[k] }' "$W/$p.profile" |
@@ -294,7 +313,7 @@ bench_program() {
 		default) link "$W/build" "$_out" "$@" ;;
 		align32) link "$W/build-a32" "$_out" "$@" ;;
 		align64) link "$W/build-a64" "$_out" "$@" ;;
-		hotfirst|c3) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@" ;;
+		hotfirst|c3|rand*) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@" ;;
 		lld) link "$W/build" "$_out" -fuse-ld=lld \
 			-Wl,--call-graph-ordering-file="$W/lld.cg" -Wl,--no-warn-symbol-ordering "$@" ;;
 		cachepin*) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@"
@@ -309,13 +328,13 @@ bench_program() {
 			fi ;;
 		esac
 	}
-	for l in $LAYOUTS; do
+	for l in $LAYOUTS $RANDS; do
 		[ $l = default ] || link_layout $l "$L/$l"
 	done
 
 	log "$p: same output from every layout"
 	(cd "$IN" && $ENV "$L/default" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.ref")
-	for l in $LAYOUTS; do
+	for l in $LAYOUTS $RANDS; do
 		(cd "$IN" && $ENV "$L/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.$l")
 		cmp -s "$W/out.ref" "$W/out.$l" || die "'$p' layout '$l' prints something else"
 	done
@@ -389,11 +408,16 @@ bench_program() {
 			k=$((k + 1))
 		done
 	done
+	for l in $RANDS; do
+		for s in $CACHES; do
+			cg_job "$L/$l" $s 4 "$CG/$l.$s.sa" >> "$W/jobs"
+		done
+	done
 	# the model on every layout, with the plans' profile and the held-out one
 	MD=$W/model
 	rm -rf "$MD"
 	mkdir -p "$MD"
-	for l in $LAYOUTS; do
+	for l in $LAYOUTS $RANDS; do
 		score_job "$L/$l" "$W/$p.profile" "$MD/$l.in" >> "$W/jobs"
 		score_job "$L/$l" "$W/$p.holdout.profile" "$MD/$l.ho" >> "$W/jobs"
 	done
@@ -407,7 +431,7 @@ bench_program() {
 		done
 	done >> "$RESULTS/layouts.csv.tmp"
 	# rows: program layout cache model-in-sample model-held-out misses
-	for l in $LAYOUTS; do
+	for l in $LAYOUTS $RANDS; do
 		for s in $CACHES; do
 			mi=$(model "$MD/$l.in" $s)
 			mh=$(model "$MD/$l.ho" $s)

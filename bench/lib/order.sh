@@ -41,3 +41,17 @@ order_lds() {
 	     BEGIN { print "SECTIONS\n{\n  .text.hot :\n  {" }
 	     END { print "  }\n}\nINSERT BEFORE .text;" }' "$2" "$1"
 }
+
+# random_order PROFILE SEED > ORDER: the functions with samples of PROFILE
+# ("name object" lines) in a random order, Fisher-Yates with the
+# Park-Miller generator from SEED (1 to 2147483646): the same seed and
+# functions give the same order with any awk
+random_order() {
+	awk '$1 == "f" && $4 > 0 { print $2, $3 }' "$1" | LC_ALL=C sort |
+	awk -v x="$2" '{ f[n++] = $0 }
+	     END { for (i = n - 1; i > 0; i--) {
+			x = (x * 16807) % 2147483647
+			j = x % (i + 1); t = f[i]; f[i] = f[j]; f[j] = t
+		   }
+		   for (i = 0; i < n; i++) print f[i] }'
+}
