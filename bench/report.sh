@@ -3,14 +3,16 @@
 #
 # usage: bench/report.sh RESULTS PROGRAM...
 #
-# Reads RESULTS/layouts.csv, stability.csv and PROGRAM.info, writes
-# RESULTS/layouts.md and, if gnuplot is installed, RESULTS/layouts.svg.
+# Reads RESULTS/layouts.csv, stability.csv, PROGRAM.info and, if there,
+# model.csv; writes RESULTS/layouts.md and, if gnuplot is installed,
+# RESULTS/layouts.svg.
 set -e
 [ $# -ge 2 ] || { echo "usage: bench/report.sh RESULTS PROGRAM..." >&2; exit 129; }
 R=$1
 shift
 CSV=$R/layouts.csv
 STAB=$R/stability.csv
+MODEL=$R/model.csv
 [ -r "$CSV" ] || { echo "error: '$CSV': not readable" >&2; echo "hint: run bench/run.sh" >&2; exit 1; }
 
 ksize() { echo "$(($1 / 1024))K"; }
@@ -34,6 +36,53 @@ table_head() {
 	done
 	echo
 }
+# awk functions: sort(V, N) sorts V[1..N]; ranks(V, N, R) gives R[i] the
+# rank of V[i], ties the average of their ranks; spearman(A, B, N) is the
+# rank correlation of A[1..N] and B[1..N] ("-" if one of them is constant)
+AWKLIB='
+function sort(v, n,   i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = v[i]
+		for (j = i - 1; j >= 1 && v[j] > t; j--)
+			v[j + 1] = v[j]
+		v[j + 1] = t
+	}
+}
+function ranks(v, n, r,   i, j, k, x, t) {
+	for (i = 1; i <= n; i++)
+		x[i] = i
+	for (i = 2; i <= n; i++) {
+		t = x[i]
+		for (j = i - 1; j >= 1 && v[x[j]] > v[t]; j--)
+			x[j + 1] = x[j]
+		x[j + 1] = t
+	}
+	for (i = 1; i <= n; i = j + 1) {
+		for (j = i; j < n && v[x[j + 1]] == v[x[i]]; j++)
+			;
+		for (k = i; k <= j; k++)
+			r[x[k]] = (i + j) / 2
+	}
+}
+function spearman(a, b, n,   ra, rb, i, ma, mb, sab, saa, sbb) {
+	if (n < 2)
+		return "-"
+	ranks(a, n, ra)
+	ranks(b, n, rb)
+	for (i = 1; i <= n; i++) {
+		ma += ra[i]
+		mb += rb[i]
+	}
+	ma /= n
+	mb /= n
+	for (i = 1; i <= n; i++) {
+		sab += (ra[i] - ma) * (rb[i] - mb)
+		saa += (ra[i] - ma) ^ 2
+		sbb += (rb[i] - mb) ^ 2
+	}
+	return saa > 0 && sbb > 0 ? sprintf("%.2f", sab / sqrt(saa * sbb)) : "-"
+}
+'
 caches=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$CSV" | sort -n)
 stabc=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$STAB" | sort -n)
 
@@ -73,6 +122,25 @@ for p; do
 				print ""
 			}
 		}' "$CSV"
+	# the random orders in one row (model.csv has their misses)
+	[ -r "$MODEL" ] || continue
+	awk -F, -v p="$p" -v caches="$caches" "$AWKLIB"'
+		NR > 1 && $1 == p && $2 ~ /^rand[0-9]+$/ { v[$3, ++k[$3]] = $6 + 0 }
+		END {
+			nc = split(caches, c, /[ \n]+/)
+			if (!k[c[1]])
+				exit
+			printf "| random (%d): min / median / max |", k[c[1]]
+			for (j = 1; j <= nc; j++) {
+				m = k[c[j]]
+				for (i = 1; i <= m; i++)
+					x[i] = v[c[j], i]
+				sort(x, m)
+				med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+				printf " %d / %d / %d | - | - | - |", x[1], med, x[m]
+			}
+			print ""
+		}' "$MODEL"
 done
 
 echo
@@ -126,6 +194,66 @@ echo
 for p; do
 	awk -v p="$p" '$1 == "moved" { printf "%s, %s: cachepin check of the %d perturbed builds: %d hot units off their planned offsets (in %d builds).\n", p, $2, $5, $3, $4 }' "$R/$p.info"
 done
+
+if [ -r "$MODEL" ]; then
+echo
+echo "## Model fidelity"
+echo
+echo "How well the model that cachepin's plans are searched on ranks layouts:"
+echo "\`cachepin score\`'s LRU misses of each layout at the same geometry as"
+echo "cachegrind's (4 ways, 32-byte lines), with the profile the plans were made"
+echo "from (*in sample*) and with a second recording of the same workload (*held"
+echo "out*), against cachegrind's misses.  The model replays the profiled run and"
+echo "cachegrind counts a shorter one, so their absolute figures differ: ranks and"
+echo "changes are what compare.  *Spearman*: rank correlation over all layouts of"
+echo "the program, random orders included (ties take their average rank; 1 = the"
+echo "model orders the layouts as cachegrind does).  ld.lld writes no GNU ld map:"
+echo "its layout is scored on the binary's symbols."
+echo
+echo "| program | cache | layouts | Spearman in sample | Spearman held out |"
+echo "|---|---:|---:|---:|---:|"
+for p; do
+	awk -F, -v p="$p" -v caches="$caches" "$AWKLIB"'
+		NR > 1 && $1 == p { n = ++k[$3]; mi[$3, n] = $4 + 0; mh[$3, n] = $5 + 0; cg[$3, n] = $6 + 0 }
+		END {
+			nc = split(caches, c, /[ \n]+/)
+			for (j = 1; j <= nc; j++) {
+				s = c[j]; n = k[s]
+				for (i = 1; i <= n; i++) {
+					a[i] = mi[s, i]; b[i] = mh[s, i]; x[i] = cg[s, i]
+				}
+				printf "| %s | %dK | %d | %s | %s |\n", p, s / 1024, n, spearman(a, x, n), spearman(b, x, n)
+			}
+		}' "$MODEL"
+done
+echo
+echo "Change from the default layout, modelled and counted by cachegrind:"
+echo
+echo "| program | cache | layout | model in sample | model held out | cachegrind |"
+echo "|---|---:|---|---:|---:|---:|"
+for p; do
+	awk -F, -v p="$p" -v caches="$caches" '
+		function pct(x, d) { return d > 0 ? sprintf("%+.1f %%", (x - d) * 100 / d) : "-" }
+		NR > 1 && $1 == p { mi[$2, $3] = $4; mh[$2, $3] = $5; cg[$2, $3] = $6 }
+		END {
+			nc = split(caches, c, /[ \n]+/)
+			for (j = 1; j <= nc; j++) {
+				s = c[j]
+				if (!(("default", s) in cg))
+					continue
+				ny = split("cachepin cachepin64", ys, " ")
+				for (l = 1; l <= ny; l++) {
+					y = ys[l]
+					if (!((y, s) in cg))
+						continue
+					printf "| %s | %dK | %s | %s | %s | %s |\n", p, s / 1024, y,
+						pct(mi[y, s], mi["default", s]), pct(mh[y, s], mh["default", s]),
+						pct(cg[y, s], cg["default", s])
+				}
+			}
+		}' "$MODEL"
+done
+fi
 } > "$R/layouts.md.tmp"
 mv "$R/layouts.md.tmp" "$R/layouts.md"
 
