@@ -3,9 +3,11 @@
 # Cortex-A9) with and without the text-layout hook, boot it as a router
 # between two guests, profile the NAT path (perf inside the router, and a
 # QEMU execution trace of the same workload), plan a layout for a 32 KiB
-# 4-way 32 B I-cache, relink, boot again, and compare; then the stability
-# demo (an unrelated commit, with and without the hook) and a MIPS32
-# big-endian kernel (QEMU malta) up to plan, relink, check and boot.
+# 4-way 32 B I-cache, relink, boot again, and compare, also with the stock
+# kernel built with -falign-functions=32 (what router developers try
+# first); then the stability demo (an unrelated commit, with and without
+# the hook) and a MIPS32 big-endian kernel (QEMU malta) up to plan,
+# relink, check and boot.
 #
 # usage: tests/kernel/lab.sh WORKDIR [STAGE...]
 #
@@ -13,8 +15,9 @@
 #   deps       Debian 12 packages (as root): linux-source-6.1, toolchains,
 #              QEMU, ccache, and the armhf architecture for the guests
 #   unpack     unpack linux-source-6.1 into WORKDIR, apply the hook patch
-#   config     tinyconfig + tests/kernel/arm-router.config twice (o-arm:
-#              no hook; o-arm-hook: CONFIG_TEXT_LAYOUT=y), and the MIPS one
+#   config     tinyconfig + tests/kernel/arm-router.config three times
+#              (o-arm: no hook; o-arm-hook: CONFIG_TEXT_LAYOUT=y; o-arm-a32:
+#              as o-arm), and the MIPS one
 #   build      the ARM kernel without the hook (vmlinux, zImage, dtb)
 #   initrd     busybox, iproute2, iptables, perf (Debian armhf) + /init
 #   before     boot the router and the hosts guests on the stock layout:
@@ -23,7 +26,12 @@
 #   hook       cachepin-kbuild on o-arm-hook: build, plan, relink, check
 #   after      boot again on the planned layout: NAT check, traced window
 #   nopatch    cachepin-kbuild -n on o-arm (the route without the patch)
-#   simulate   trace-driven I-cache misses of both windows; cachepin score
+#   align32    o-arm-a32: the stock kernel with every function aligned to
+#              32 bytes (the first time a full build: ccache holds no
+#              objects made with that flag), booted with the same traced
+#              window as the stock one
+#   simulate   trace-driven I-cache misses of the traced windows (stock,
+#              align32, planned); cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
 #   report     WORKDIR/report.md from everything above
@@ -46,13 +54,14 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 W=$(cd "$1" && pwd)
 shift
-ALL="deps unpack config build initrd before profile hook after nopatch simulate stability mips report"
+ALL="deps unpack config build initrd before profile hook after nopatch align32 simulate stability mips report"
 [ $# -gt 0 ] || set -- $ALL
 
 KVER=6.1
 SRC=$W/linux-source-$KVER
 OA=$SRC/o-arm
 OH=$SRC/o-arm-hook
+O32=$SRC/o-arm-a32
 OM=$SRC/o-mips
 JOBS=${JOBS:-$(nproc)}
 LOADS=${LOADS:-2}
@@ -61,6 +70,7 @@ PERF_SECONDS=${PERF_SECONDS:-15}
 PLAN_FROM=${PLAN_FROM:-perf}
 CACHE=cortex-a9-32k
 MIPS_CACHE=mips-74k-32k
+ALIGN32=-falign-functions=32
 CACHEPIN=${CACHEPIN:-$TOP/cachepin}
 KBUILD=$TOP/contrib/kbuild/cachepin-kbuild
 TRACESIM=$TOP/build/tests/tools/trace-sim
@@ -83,13 +93,17 @@ now() { date +%s; }
 fact() { echo "$1	$2" >> "$W/facts"; log "$1 = $2"; }
 getfact() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$W/facts"; }
 
-# the source tree's o-* directories are direct children, so kbuild uses
-# srctree=.. and the two ARM trees share ccache entries
+# amake OBJDIR MAKE-ARGS...: make in an ARM tree, with function sections;
+# o-arm-a32 always with ALIGN32 too, so that no make of it drops the flag.
+# The source tree's o-* directories are direct children, so kbuild uses
+# srctree=.. and o-arm and o-arm-hook share ccache entries
 amake() {
 	d=$1
 	shift
+	kcflags=-ffunction-sections
+	[ "$d" != "$O32" ] || kcflags="$kcflags $ALIGN32"
 	make -C "$SRC" O="$d" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
-		KCFLAGS=-ffunction-sections -j"$JOBS" "$@"
+		KCFLAGS="$kcflags" -j"$JOBS" "$@"
 }
 # kbuild_arm OBJDIR LOG CACHEPIN-KBUILD-OPTIONS...: the cycle on an ARM tree
 kbuild_arm() {
@@ -162,10 +176,13 @@ stage_config() {
 	config_tree "$OA" arm "$ARM-" "$TOP/tests/kernel/arm-router.config"
 	{ cat "$TOP/tests/kernel/arm-router.config"; echo CONFIG_TEXT_LAYOUT=y; } > "$W/arm-router-hook.config"
 	config_tree "$OH" arm "$ARM-" "$W/arm-router-hook.config"
+	config_tree "$O32" arm "$ARM-" "$TOP/tests/kernel/arm-router.config"
 	config_tree "$OM" mips "$MIPS-" "$TOP/tests/kernel/mips-malta.config"
-	# both ARM trees differ in CONFIG_TEXT_LAYOUT alone
+	# o-arm and o-arm-hook differ in CONFIG_TEXT_LAYOUT alone, o-arm and
+	# o-arm-a32 (whose difference is the compiler flag) in nothing
 	d=$(diff "$OA/.config" "$OH/.config" | grep -c '^[<>]') || true
 	[ "$d" = 2 ] || die "o-arm and o-arm-hook differ in more than CONFIG_TEXT_LAYOUT ($d lines)"
+	cmp -s "$OA/.config" "$O32/.config" || die "o-arm and o-arm-a32 have different configurations"
 	log "config ok: ARM $(grep -c '=y$' "$OA/.config") options =y, MIPS $(grep -c '=y$' "$OM/.config")"
 }
 
@@ -403,6 +420,43 @@ stage_nopatch() {
 	amake "$OA" vmlinux zImage > "$W/nopatch-restore.log" 2>&1
 }
 
+# aligned32 SYSTEM.MAP: the share of text symbols at a multiple of 32
+# bytes, in % (the low five bits clear: last hex digit 0, the one before
+# it even)
+aligned32() {
+	awk '$2 == "t" || $2 == "T" {
+			n++
+			if (substr($1, length($1), 1) == "0" && substr($1, length($1) - 1, 1) ~ /[02468ace]/)
+				a++
+		}
+		END { printf "%.1f", n ? a * 100 / n : 0 }' "$1"
+}
+# text_bytes VMLINUX: the bytes of its .text and .text.* output sections
+text_bytes() { "$ARM-size" -A "$1" | awk '$1 ~ /^\.text/ { s += $2 } END { print s + 0 }'; }
+
+stage_align32() {
+	B=$W/run-before
+	[ -f "$B/vmlinux" ] || die "'$B/vmlinux' is missing" "run the 'before' stage"
+	t0=$(now)
+	amake "$O32" vmlinux zImage vexpress-v2p-ca9.dtb > "$W/build-align32.log" 2>&1 ||
+		{ tail -30 "$W/build-align32.log" >&2; die "build of the $ALIGN32 kernel failed, see '$W/build-align32.log'"; }
+	fact build_align32_s $(( $(now) - t0 ))
+	fact align32_orphan_warnings "$(orphans "$W/build-align32.log")"
+	fact align32_text_symbols "$(grep -c ' [tT] ' "$O32/System.map")"
+	# the flag reached the compiler: more functions start on 32 bytes than
+	# in the stock kernel (assembly keeps its own alignment)
+	fact stock_aligned32 "$(aligned32 "$B/System.map")"
+	fact align32_aligned32 "$(aligned32 "$O32/System.map")"
+	awk -v s="$(getfact stock_aligned32)" -v a="$(getfact align32_aligned32)" 'BEGIN { exit !(a > s) }' ||
+		die "'$O32/System.map': no more text symbols on 32 bytes than in the stock kernel" \
+			"the compiler already aligns functions to 32 bytes, or KCFLAGS did not reach it (see '$W/build-align32.log')"
+	fact stock_text_bytes "$(text_bytes "$B/vmlinux")"
+	fact align32_text_bytes "$(text_bytes "$O32/vmlinux")"
+	t0=$(now)
+	boot_pair align32 "$O32" trace
+	fact align32_boot_s $(( $(now) - t0 ))
+}
+
 # misses of a traced window: trace-sim over kernel addresses
 simulate() {
 	"$TRACESIM" -c "$CACHE" --range 0xbf000000-0xffffffff "$1"
@@ -414,27 +468,44 @@ score_facts() {
 	fact "$1_random" "$(awk '$1 == "misses" && $2 == "pseudo-random" { print $3; exit }' "$2")"
 }
 
+# sim_facts PREFIX FILE: the misses per policy and the instructions of a
+# trace-sim output as facts PREFIX_lru, PREFIX_random, PREFIX_fa-lru and
+# PREFIX_instructions
+sim_facts() {
+	for pol in lru random fa-lru; do
+		fact "$1_$pol" "$(awk -v p=$pol '$2 == p { print $4; exit }' "$2")"
+	done
+	fact "$1_instructions" "$(awk '$2 == "lru" { print $5; exit }' "$2")"
+}
+
+# change_facts NAME OF FROM: facts NAME_lru and NAME_random, the change in %
+# of the misses per instruction of sim_facts prefix OF against FROM.  Per
+# instruction: two windows run the same downloads, but not exactly the
+# same number of instructions
+change_facts() {
+	for pol in lru random; do
+		fact "$1_$pol" "$(awk -v a="$(getfact "$2_$pol")" -v ia="$(getfact "$2_instructions")" \
+			-v b="$(getfact "$3_$pol")" -v ib="$(getfact "$3_instructions")" \
+			'BEGIN { printf "%+.1f", (a / ia - b / ib) * 100 / (b / ib) }')"
+	done
+}
+
 stage_simulate() {
-	for r in before after; do
+	for r in before after align32; do
+		[ -f "$W/run-$r/trace.log" ] || die "'$W/run-$r/trace.log' is missing" "run the '$r' stage"
 		simulate "$W/run-$r/trace.log" > "$W/sim-$r.txt" ||
 			die "trace-sim failed on '$W/run-$r/trace.log'"
 		cat "$W/sim-$r.txt" >&2
-		for pol in lru random fa-lru; do
-			fact "sim_${r}_$pol" "$(awk -v p=$pol '$2 == p { print $4; exit }' "$W/sim-$r.txt")"
-		done
-		fact "sim_${r}_instructions" "$(awk '$2 == "lru" { print $5; exit }' "$W/sim-$r.txt")"
+		sim_facts "sim_$r" "$W/sim-$r.txt"
 	done
-	# the same workload in both windows, so the misses compare directly;
-	# the planned layout must not miss more than the stock one
+	# each kernel on its own trace; the planned layout must not miss more
+	# than the stock one
+	change_facts sim_change sim_after sim_before
+	change_facts sim_change_align32 sim_align32 sim_before
+	change_facts sim_vs_align32 sim_after sim_align32
 	for pol in lru random; do
-		b=$(getfact sim_before_$pol) a=$(getfact sim_after_$pol)
-		ia=$(getfact sim_after_instructions) ib=$(getfact sim_before_instructions)
-		# per instruction: the two windows ran the same downloads, but
-		# not exactly the same number of instructions
-		ch=$(awk -v a=$a -v b=$b -v ia=$ia -v ib=$ib 'BEGIN { printf "%+.1f", (a / ia - b / ib) * 100 / (b / ib) }')
-		fact "sim_change_$pol" "$ch % misses per instruction"
-		awk -v c=$ch 'BEGIN { exit !(c <= 0) }' ||
-			die "the planned layout misses more than the stock one ($pol: $b -> $a)"
+		awk -v c="$(getfact sim_change_$pol)" 'BEGIN { exit !(c <= 0) }' ||
+			die "the planned layout misses more than the stock one ($pol: $(getfact sim_before_$pol) -> $(getfact sim_after_$pol))"
 	done
 	for r in before after; do
 		for p in perf trace; do

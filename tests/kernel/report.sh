@@ -33,6 +33,10 @@ Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/nu
 | cachepin-kbuild -n cycle (no patch) | $(get nopatch_cycle_s) s |
 | orphan-section warnings, no-patch route | $(get nopatch_orphan_warnings) |
 | check, no-patch route | $(get nopatch_check) |
+| ARM build, stock with -falign-functions=32 (vmlinux, zImage, dtb) | $(get build_align32_s) s |
+| orphan-section warnings, -falign-functions=32 | $(get align32_orphan_warnings) |
+| text symbols on 32 bytes, stock / -falign-functions=32 | $(get stock_aligned32) % of $(get stock_text_symbols) / $(get align32_aligned32) % of $(get align32_text_symbols) |
+| .text bytes, stock / -falign-functions=32 | $(get stock_text_bytes) / $(get align32_text_bytes) |
 | MIPS cachepin-kbuild cycle | $(get mips_cycle_s) s |
 | MIPS orphan-section warnings | $(get mips_orphan_warnings) |
 | MIPS check | $(get mips_check) |
@@ -46,6 +50,7 @@ Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/nu
 | stock layout | $(get before_nat_check) | $(get before_trace_window) | $(get before_perf_window) |
 | planned layout (hook) | $(get after_nat_check) | $(get after_trace_window) | |
 | planned layout (no patch) | $(get nopatch_nat_check) | | |
+| stock, -falign-functions=32 | $(get align32_nat_check) | $(get align32_trace_window) | |
 
 Profiles: the perf recording in $(get profile_perf_s) s, the QEMU trace
 ($(get trace_bytes) bytes) in $(get profile_trace_s) s.
@@ -56,8 +61,13 @@ Profiles: the perf recording in $(get profile_perf_s) s, the QEMU trace
 |---|---:|---:|---:|---:|
 | stock | $(get sim_before_instructions) | $(get sim_before_lru) | $(get sim_before_random) | $(get sim_before_fa-lru) |
 | planned | $(get sim_after_instructions) | $(get sim_after_lru) | $(get sim_after_random) | $(get sim_after_fa-lru) |
+| stock, -falign-functions=32 | $(get sim_align32_instructions) | $(get sim_align32_lru) | $(get sim_align32_random) | $(get sim_align32_fa-lru) |
 
-Change: LRU $(get sim_change_lru), pseudo-random $(get sim_change_random).
+Misses per instruction, planned against stock: LRU $(get sim_change_lru) %,
+pseudo-random $(get sim_change_random) %; -falign-functions=32 against
+stock: LRU $(get sim_change_align32_lru) %, pseudo-random
+$(get sim_change_align32_random) %; planned against -falign-functions=32:
+LRU $(get sim_vs_align32_lru) %, pseudo-random $(get sim_vs_align32_random) %.
 
 ## cachepin score (modelled misses, 32 KiB 4-way 32 B)
 
@@ -81,6 +91,7 @@ Functions that change their 32 KiB cache set after the commit:
 EOF
 block "trace-sim, stock layout" "$W/sim-before.txt"
 block "trace-sim, planned layout" "$W/sim-after.txt"
+block "trace-sim, stock with -falign-functions=32" "$W/sim-align32.txt"
 for p in perf trace; do
 	block "cachepin score of the $p profile, stock layout" "$W/score-before-$p.txt"
 	block "cachepin score of the $p profile, planned layout" "$W/score-after-$p.txt"
