@@ -25,6 +25,10 @@
 #   profile    cachepin profiles of the perf recording and of the trace
 #   hook       cachepin-kbuild on o-arm-hook: build, plan, relink, check
 #   after      boot again on the planned layout: NAT check, traced window
+#   replan     the plan of the other profile (trace if PLAN_FROM=perf, and
+#              the reverse) on o-arm-hook: planned on the unplanned link,
+#              relinked and checked; then the tree back on the booted plan.
+#              WORKDIR/plan-perf and plan-trace hold both plans' kernels
 #   nopatch    cachepin-kbuild -n on o-arm (the route without the patch)
 #   align32    o-arm-a32: the stock kernel with every function aligned to
 #              32 bytes (the first time a full build: ccache holds no
@@ -43,7 +47,8 @@
 # Environment: JOBS (make -j, default: nproc), CACHEPIN (the binary,
 # default: the project's), LOADS (downloads per traced window, 2), MIB
 # (size of each download, 4), PERF_SECONDS (perf window, 15), PLAN_FROM
-# (the profile the plan uses: perf or trace; default perf).
+# (the profile of the plan that is booted and used by the stability and
+# MIPS stages: perf or trace; default perf).
 set -eu
 
 if [ $# -lt 1 ]; then
@@ -54,7 +59,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 W=$(cd "$1" && pwd)
 shift
-ALL="deps unpack config build initrd before profile hook after nopatch align32 simulate stability mips report"
+ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability mips report"
 [ $# -gt 0 ] || set -- $ALL
 
 KVER=6.1
@@ -390,6 +395,7 @@ stage_hook() {
 	t0=$(now)
 	kbuild_arm "$OH" "$W/hook.log" -c "$CACHE" -p "$W/profile/$PLAN_FROM.profile"
 	fact hook_cycle_s $(( $(now) - t0 ))
+	fact hook_profile "$PLAN_FROM"
 	fact hook_orphan_warnings "$(orphans "$OH/cachepin/build.log" "$OH/cachepin/relink.log")"
 	fact hook_check "$(tail -1 "$OH/cachepin/check.log")"
 	t0=$(now)
@@ -405,6 +411,64 @@ stage_after() {
 	t0=$(now)
 	boot_pair after "$OH" trace
 	fact after_boot_s $(( $(now) - t0 ))
+}
+
+# the profile of the booted plan, and the other one
+booted_profile() {
+	p=$(getfact hook_profile)
+	echo "${p:-$PLAN_FROM}"
+}
+other_profile() {
+	case $(booted_profile) in
+	perf) echo trace ;;
+	trace) echo perf ;;
+	*) die "the 'hook' stage planned from '$(booted_profile)'" "PLAN_FROM is perf or trace" ;;
+	esac
+}
+
+# o-arm-hook linked with the booted plan again, as the 'after' stage
+# booted it
+hook_as_booted() {
+	amake "$OH" TEXT_LAYOUT_FILE="$OH/cachepin/text-layout.lds" vmlinux zImage vexpress-v2p-ca9.dtb \
+		> "$W/replan-restore.log" 2>&1 ||
+		die "relink of '$OH' with the booted plan failed, see '$W/replan-restore.log'"
+	cmp -s "$OH/System.map" "$W/run-after/System.map" ||
+		die "'$OH/System.map': the link with the plan in '$OH/cachepin' is not the kernel the 'after' stage booted" \
+			"run the 'hook' and 'after' stages again"
+}
+
+stage_replan() {
+	used=$(booted_profile) other=$(other_profile)
+	A=$W/run-after
+	[ -f "$A/System.map" ] || die "'$A/System.map' is missing" "run the 'after' stage"
+	# a failed run of this stage leaves the tree on another plan
+	cmp -s "$OH/System.map" "$A/System.map" || hook_as_booted
+	d=$W/plan-$used
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$A/vmlinux" "$A/vmlinux.map" "$A/System.map" "$OH/cachepin/text-layout.lds" \
+		"$OH/cachepin/text-layout.align" "$OH/cachepin/plan.log" "$d/"
+	# plan on the link without a plan, as the first run of the 'hook'
+	# stage does: the plan's block starts where the lowest hot unit is
+	: > "$W/empty-layout.lds"
+	amake "$OH" TEXT_LAYOUT_FILE="$W/empty-layout.lds" vmlinux > "$W/replan-unplanned.log" 2>&1 ||
+		die "relink of '$OH' without a plan failed, see '$W/replan-unplanned.log'"
+	d=$W/plan-$other
+	rm -rf "$d"
+	t0=$(now)
+	kbuild_arm "$OH" "$W/replan.log" -c "$CACHE" -p "$W/profile/$other.profile" -o "$d"
+	fact replan_cycle_s $(( $(now) - t0 ))
+	fact replan_profile "$other"
+	fact replan_orphan_warnings "$(orphans "$d/relink.log")"
+	fact replan_check "$(tail -1 "$d/check.log")"
+	cp "$OH/vmlinux" "$OH/vmlinux.map" "$OH/System.map" "$d/"
+	# back to the booted plan, for the stages after this one
+	hook_as_booted
+	if cmp -s "$W/plan-perf/System.map" "$W/plan-trace/System.map"; then
+		fact replan_same_layout yes
+	else
+		fact replan_same_layout no
+	fi
 }
 
 stage_nopatch() {

@@ -30,6 +30,11 @@ Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/nu
 | cachepin-kbuild cycle (build, plan, relink, check) | $(get hook_cycle_s) s |
 | orphan-section warnings with the hook | $(get hook_orphan_warnings) |
 | check with the hook | $(get hook_check) |
+| the booted plan's profile | $(get hook_profile) |
+| cachepin-kbuild cycle, plan from the $(get replan_profile) profile (not booted) | $(get replan_cycle_s) s |
+| orphan-section warnings, that plan's relink | $(get replan_orphan_warnings) |
+| check, that plan | $(get replan_check) |
+| both profiles' plans give the same System.map | $(get replan_same_layout) |
 | cachepin-kbuild -n cycle (no patch) | $(get nopatch_cycle_s) s |
 | orphan-section warnings, no-patch route | $(get nopatch_orphan_warnings) |
 | check, no-patch route | $(get nopatch_check) |
@@ -99,6 +104,7 @@ done
 block "cachepin score after the unrelated commit, stock" "$W/score-before-commit.txt"
 block "cachepin score after the unrelated commit, hook" "$W/score-after-commit.txt"
 block "plan (ARM)" "$W/linux-source-6.1/o-arm-hook/cachepin/plan.log"
+block "plan from the $(get replan_profile) profile (ARM, relinked, not booted)" "$W/plan-$(get replan_profile)/plan.log"
 printf '\n## Stage times\n\n| stage | seconds |\n|---|---:|\n'
 awk -F'\t' '$1 ~ /^stage_.*_s$/ { s = $1; sub(/^stage_/, "", s); sub(/_s$/, "", s); t[s] = $2; if (!(s in o)) { o[s] = ++n; k[n] = s } }
 	END { for (i = 1; i <= n; i++) print "| " k[i] " | " t[k[i]] " |" }' "$F"
