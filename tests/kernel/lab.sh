@@ -35,7 +35,9 @@
 #              objects made with that flag), booted with the same traced
 #              window as the stock one
 #   simulate   trace-driven I-cache misses of the traced windows (stock,
-#              align32, planned); cachepin score
+#              align32, planned), and of the stock and after runs' traces
+#              remapped onto every layout (stock, align32, both plans:
+#              trace-sim --remap); cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
 #   report     WORKDIR/report.md from everything above
@@ -521,9 +523,10 @@ stage_align32() {
 	fact align32_boot_s $(( $(now) - t0 ))
 }
 
-# misses of a traced window: trace-sim over kernel addresses
+# misses of a traced window: trace-sim over kernel addresses (more
+# options, then the log)
 simulate() {
-	"$TRACESIM" -c "$CACHE" --range 0xbf000000-0xffffffff "$1"
+	"$TRACESIM" -c "$CACHE" --range 0xbf000000-0xffffffff "$@"
 }
 
 # score_facts PREFIX FILE: the modelled misses of a cachepin score output
@@ -554,6 +557,37 @@ change_facts() {
 	done
 }
 
+# layout_elf LAYOUT: the kernel of stock, align32 or a plan (perf, trace)
+layout_elf() {
+	case $1 in
+	stock) echo "$W/run-before/vmlinux" ;;
+	align32) echo "$W/run-align32/vmlinux" ;;
+	*) echo "$W/plan-$1/vmlinux" ;;
+	esac
+}
+
+# remap_sim RUN LAYOUT: the trace of RUN (before, after) fetched on
+# LAYOUT's kernel, function by function, as facts sim_RUN_on_LAYOUT_*;
+# _kept: the instructions outside functions named once in both kernels,
+# which stay where they ran
+remap_sim() {
+	old=$W/run-$1/vmlinux new=$(layout_elf "$2") out=$W/sim-$1-on-$2.txt
+	[ -f "$new" ] || die "'$new' is missing" "run the 'replan' and 'align32' stages"
+	case $old$new in
+	*:*) die "'$old:$new': trace-sim --remap takes no ':' in a path" "use a WORKDIR without ':'" ;;
+	esac
+	simulate --remap "$old:$new" "$W/run-$1/trace.log" > "$out" 2> "$out.err" ||
+		{ cat "$out.err" >&2; die "trace-sim --remap '$old:$new' failed on '$W/run-$1/trace.log'"; }
+	cat "$out.err" "$out" >&2
+	sim_facts "sim_$1_on_$2" "$out"
+	kept=$(sed -n 's/^trace-sim: .*: \([0-9]* of [0-9]*\) instructions ran outside .*/\1/p' "$out.err")
+	fact "sim_$1_on_$2_kept" "${kept:-0 of $(getfact "sim_$1_instructions")}"
+	# --range picks instructions by their address in the traced kernel,
+	# so these are the instructions of the run's own simulation
+	[ "$(getfact "sim_$1_on_$2_instructions")" = "$(getfact "sim_$1_instructions")" ] ||
+		die "'$out': not the instructions of '$W/sim-$1.txt'"
+}
+
 stage_simulate() {
 	for r in before after align32; do
 		[ -f "$W/run-$r/trace.log" ] || die "'$W/run-$r/trace.log' is missing" "run the '$r' stage"
@@ -562,14 +596,31 @@ stage_simulate() {
 		cat "$W/sim-$r.txt" >&2
 		sim_facts "sim_$r" "$W/sim-$r.txt"
 	done
-	# each kernel on its own trace; the planned layout must not miss more
-	# than the stock one
+	# each kernel on its own trace
 	change_facts sim_change sim_after sim_before
 	change_facts sim_change_align32 sim_align32 sim_before
 	change_facts sim_vs_align32 sim_after sim_align32
-	for pol in lru random; do
-		awk -v c="$(getfact sim_change_$pol)" 'BEGIN { exit !(c <= 0) }' ||
-			die "the planned layout misses more than the stock one ($pol: $(getfact sim_before_$pol) -> $(getfact sim_after_$pol))"
+	# every layout on the same fetch stream: the traces of the stock run
+	# and of the after run, each on stock, align32 and both plans.  A
+	# plan is scored fairly on a run its profile did not come from: the
+	# trace profile came from the stock run's traced window, the perf
+	# profile from its perf window later in the same boot; the after run
+	# is a boot of its own.  Changes are against stock (and align32) on
+	# the same trace, so per instruction is the same as per trace.
+	used=$(booted_profile)
+	for r in before after; do
+		for l in stock align32 perf trace; do
+			case $r/$l in
+			before/stock | after/"$used") sim_facts "sim_${r}_on_$l" "$W/sim-$r.txt" ;;
+			*) remap_sim "$r" "$l" ;;
+			esac
+		done
+		for l in align32 perf trace; do
+			change_facts "sim_change_${r}_on_$l" "sim_${r}_on_$l" "sim_${r}_on_stock"
+		done
+		for l in perf trace; do
+			change_facts "sim_vs_align32_${r}_on_$l" "sim_${r}_on_$l" "sim_${r}_on_align32"
+		done
 	done
 	for r in before after; do
 		for p in perf trace; do
@@ -577,6 +628,13 @@ stage_simulate() {
 				die "cachepin score of '$W/run-$r/vmlinux' failed"
 			score_facts "score_${r}_$p" "$W/score-$r-$p.txt"
 		done
+	done
+	# the planned layout must not miss more than the stock one on its own
+	# trace (checked last, so that the facts above are there to read)
+	for pol in lru random; do
+		awk -v c="$(getfact sim_change_$pol)" 'BEGIN { exit !(c <= 0) }' ||
+			die "the planned layout misses more than the stock one ($pol: $(getfact sim_before_$pol) -> $(getfact sim_after_$pol))" \
+				"'$W/facts' has the other figures; 'report' writes them out"
 	done
 }
 
