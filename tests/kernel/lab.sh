@@ -40,9 +40,12 @@
 #              trace-sim --remap); cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
-#   report     WORKDIR/report.md from everything above
+#   report     WORKDIR/report.md from everything above, with the issue's
+#              Done criteria (each plan on a run its profile did not come
+#              from, against stock and align32) as met / not met lines
 #
-# Every stage checks what it claims and fails the run if it does not hold.
+# Every stage checks what it claims and fails the run if it does not hold;
+# the Done criteria do not fail it.
 # Guests have no network device but the one QEMU socket link between them
 # on 127.0.0.1; all traffic stays between the two guests.
 #
@@ -50,7 +53,8 @@
 # default: the project's), LOADS (downloads per traced window, 2), MIB
 # (size of each download, 4), PERF_SECONDS (perf window, 15), PLAN_FROM
 # (the profile of the plan that is booted and used by the stability and
-# MIPS stages: perf or trace; default perf).
+# MIPS stages: perf or trace; default perf; replan makes the other),
+# CCACHE_DIR (default WORKDIR/ccache).
 set -eu
 
 if [ $# -lt 1 ]; then
