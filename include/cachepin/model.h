@@ -46,6 +46,11 @@ struct cachepin_model_item {
 	uint32_t rank;		/* execution-order rank */
 };
 
+struct cachepin_model_edge {	/* a call edge seen in callchains */
+	uint32_t caller, callee;	/* binary function indices */
+	double weight;
+};
+
 struct cachepin_model {
 	const struct cachepin_binary *bin;
 	struct cachepin_model_item *items;
@@ -56,6 +61,8 @@ struct cachepin_model {
 	double dropped;		/* weight of granules too cold for one fetch */
 	uint32_t granule;
 	bool ordered;		/* the order came from call edges */
+	struct cachepin_model_edge *edges;	/* for call-graph orders (C3) */
+	size_t nr_edges;
 	uint32_t nr_slices;	/* time slices replayed (0: one, no time order) */
 	double *slice_w;	/* nr_items x nr_slices: each item's weight per slice */
 };

@@ -24,7 +24,9 @@
  * every fold's first model and scored on its second; the method with the
  * lowest mean ratio to the link's held-out misses over the geometries,
  * among those no worse than the link at any of them, is then planned on
- * the full model.  The ratio of the link order kept ("keep") is 1 by
+ * the full model; the search and the greedy colouring, which optimise
+ * the model's own pressure, must lead the others by a margin (plan.c).
+ * The ratio of the link order kept ("keep") is 1 by
  * construction, so the plan is never worse than the link it replaces as
  * far as the held-out samples can tell.
  */
@@ -41,11 +43,12 @@ enum cachepin_plan_method {
 	CACHEPIN_PLAN_GREEDY,	/* the search's greedy colouring alone */
 	CACHEPIN_PLAN_COLOUR,	/* line colouring: each unit in the next way span, least conflict */
 	CACHEPIN_PLAN_DENSITY,	/* hot-first by density, packed */
+	CACHEPIN_PLAN_C3,	/* call-chain clustering (hfsort, lld), packed */
 	CACHEPIN_PLAN_KEEP,	/* link order, every hot unit at its old set phase */
 	CACHEPIN_PLAN_NR_METHODS,
 };
 
-/* "search", "greedy", "colour", "density", "keep"; NULL if out of range. */
+/* "search", "greedy", "colour", "density", "c3", "keep"; NULL if out of range. */
 const char *cachepin_plan__method_name(enum cachepin_plan_method m);
 
 struct cachepin_plan_unit {

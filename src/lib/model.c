@@ -192,6 +192,7 @@ void cachepin_model__free(struct cachepin_model *m)
 	free(m->items);
 	free(m->refs);
 	free(m->slice_w);
+	free(m->edges);
 	free(m);
 }
 
@@ -436,7 +437,7 @@ static int call_graph(struct build *b)
 {
 	const struct cachepin_profile *p = b->p;
 	struct mfunc *mf = b->mf;
-	size_t i;
+	size_t i, cap = 0;
 
 	for (i = 0; i < p->nr_edges; i++) {
 		const struct cachepin_pedge *e = &p->edges[i];
@@ -445,6 +446,13 @@ static int call_graph(struct build *b)
 
 		if (x < 0 || y < 0 || x == y)
 			continue;
+		if ((e->flags & CACHEPIN_PEDGE_DYNAMIC) && e->weight > 0) {
+			if (GROW(b->m->edges, cap, b->m->nr_edges + 1))
+				return -ENOMEM;
+			b->m->edges[b->m->nr_edges++] = (struct cachepin_model_edge){
+				mf[x].bf, mf[y].bf, e->weight,
+			};
+		}
 		f = &mf[x];
 		if (GROW(f->kids, f->cap_kids, f->nr_kids + 1))
 			return -ENOMEM;

@@ -6,6 +6,8 @@
  *            at their distances in the link, so every line keeps its set;
  *            the layout the plan replaces ("do no harm"), in a block
  *   density  hot-first by density (weight per byte), packed
+ *   c3       call-chain clustering (Ottoni and Maher, CGO 2017: hfsort's and
+ *            lld's --call-graph-ordering-file), packed
  *   colour   a greedy line colouring: densest first, each unit at the
  *            offset within the next way span that adds the least conflict,
  *            a line's conflict in a set that already holds WAYS lines being
@@ -94,6 +96,140 @@ int cachepin_plan_density(struct planner *pl)
 		cur = at + h->room;
 	}
 	return 0;
+}
+
+/* ---- C3 ---- */
+
+#define C3_LIMIT 4096		/* cluster bytes: the paper's page */
+#define C3_DEGRADE 8		/* lld's guard: no merge that cuts the density 8 times */
+
+struct c3 {
+	int32_t pred;		/* heaviest caller (hot unit), -1 if none */
+	double pred_w;
+	int32_t head, next, tail;	/* cluster: its head, the next unit, (head) its last */
+	double cw;		/* (head) cluster weight */
+	uint64_t csize;		/* (head) cluster bytes */
+	uint32_t rank;		/* in hotness order */
+};
+
+struct c3_key {
+	double key;
+	uint32_t rank, idx;
+};
+
+static int cmp_c3_key(const void *a, const void *b)
+{
+	const struct c3_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Each hot unit's heaviest caller among the hot units, from the model's call edges. */
+static int c3_preds(struct planner *pl, struct c3 *c)
+{
+	const struct cachepin_model *m = pl->m;
+	int32_t *unit_hu = malloc((pl->bin->nr_units + 1) * sizeof(*unit_hu));
+	size_t i;
+
+	if (!unit_hu)
+		return -ENOMEM;
+	for (i = 0; i < pl->bin->nr_units; i++)
+		unit_hu[i] = -1;
+	for (i = 0; i < pl->nr_hu; i++)
+		unit_hu[pl->hu[i].unit] = (int32_t)i;
+	for (i = 0; i < m->nr_edges; i++) {
+		int cu = pl->bin->funcs[m->edges[i].caller].unit;
+		int ce = pl->bin->funcs[m->edges[i].callee].unit;
+		int32_t from = cu >= 0 ? unit_hu[cu] : -1, to = ce >= 0 ? unit_hu[ce] : -1;
+
+		if (from < 0 || to < 0 || from == to)
+			continue;
+		/* units gather the edges of their functions */
+		if (m->edges[i].weight > c[to].pred_w ||
+		    (m->edges[i].weight == c[to].pred_w && from < c[to].pred)) {
+			c[to].pred_w = m->edges[i].weight;
+			c[to].pred = from;
+		}
+	}
+	free(unit_hu);
+	return 0;
+}
+
+/* Merge the clusters, hottest unit first; *ORDER gets them by density. */
+static void c3_merge(struct planner *pl, struct c3 *c, struct c3_key *key)
+{
+	size_t n = pl->nr_hu, i;
+	int32_t k;
+
+	for (i = 0; i < n; i++)
+		key[i] = (struct c3_key){ pl->hu[i].weight, (uint32_t)i, (uint32_t)i };
+	sort_n(key, n, sizeof(*key), cmp_c3_key);
+	for (i = 0; i < n; i++)
+		c[key[i].idx].rank = (uint32_t)i;
+	for (i = 0; i < n; i++) {
+		struct c3 *f = &c[key[i].idx], *hc, *hp;
+
+		if (f->pred < 0)
+			continue;
+		hc = &c[f->head];
+		hp = &c[c[f->pred].head];
+		if (hc == hp || hc->csize + hp->csize > C3_LIMIT)
+			continue;
+		if ((hp->cw + hc->cw) / (double)(hp->csize + hc->csize) * C3_DEGRADE <
+		    hp->cw / (double)hp->csize)
+			continue;
+		/* the callee's cluster goes after the caller's */
+		c[hp->tail].next = (int32_t)(hc - c);
+		hp->tail = hc->tail;
+		hp->cw += hc->cw;
+		hp->csize += hc->csize;
+		for (k = (int32_t)(hc - c); k >= 0; k = c[k].next)
+			c[k].head = (int32_t)(hp - c);
+	}
+}
+
+int cachepin_plan_c3(struct planner *pl)
+{
+	size_t n = pl->nr_hu, i, nk = 0;
+	struct c3 *c = calloc(n + 1, sizeof(*c));
+	struct c3_key *key = malloc((n + 1) * sizeof(*key));
+	uint64_t cur = 0;
+	int32_t k;
+	int err;
+
+	if (!c || !key) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		c[i] = (struct c3){
+			.pred = -1, .head = (int32_t)i, .next = -1, .tail = (int32_t)i,
+			.cw = pl->hu[i].weight, .csize = pl->hu[i].size ? pl->hu[i].size : 1,
+		};
+	if ((err = c3_preds(pl, c)))
+		goto out;
+	c3_merge(pl, c, key);
+	/* clusters by density, densest first; ties in hotness order */
+	for (i = 0; i < n; i++)
+		if (c[i].head == (int32_t)i)
+			key[nk++] = (struct c3_key){ c[i].cw / (double)c[i].csize, c[i].rank, (uint32_t)i };
+	sort_n(key, nk, sizeof(*key), cmp_c3_key);
+	for (i = 0; i < nk && !err; i++)
+		for (k = (int32_t)key[i].idx; k >= 0 && !err; k = c[k].next) {
+			struct hunit *h = &pl->hu[k];
+			uint64_t at = align_up(cur, h->align);
+
+			while (at + h->room > pl->limit)
+				more_room(pl);
+			err = cachepin_plan_place(pl, h, at);
+			cur = at + h->room;
+		}
+out:
+	free(c);
+	free(key);
+	return err;
 }
 
 /* ---- the line colouring ---- */

@@ -8,7 +8,7 @@
  *   plan-sim.c     the exact per-set LRU simulation and set members
  *   plan-greedy.c  the set-pressure proxy and the greedy colouring
  *   plan-search.c  the local search (relocations) and the repair of missing sets
- *   plan-cand.c    the other candidates: link order kept, density, line colouring
+ *   plan-cand.c    the other candidates: link order kept, density, C3, line colouring
  *   plan-fill.c    emit order: cold fill of the gaps, padding
  *
  * Offsets are relative to the block start, which is aligned to the
@@ -157,6 +157,7 @@ int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan);
 int cachepin_plan_keep(struct planner *pl);
 int cachepin_plan_density(struct planner *pl);
 int cachepin_plan_colour(struct planner *pl);
+int cachepin_plan_c3(struct planner *pl);
 
 /* plan-fill.c: the units of PLAN in block order, the gaps filled.  0 or -ENOMEM. */
 int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);
