@@ -1,5 +1,5 @@
 #!/bin/sh
-# Exact output of score, plan, check and profile on a fixed ARM program (tests/src/golden.s) and a hot list.
+# Exact output of score, plan, check and profile on a fixed ARM program (tests/src/golden.s), a hot list and a recording in time order.
 . "$(dirname "$0")/test-subr.sh"
 need_cmd arm-linux-gnueabihf-as arm-linux-gnueabihf-ld
 
@@ -201,8 +201,74 @@ e lookup - hash - - 0 s
 e parse - csum - - 0 s
 EOF
 
+# A recording in time order (perf script text): 60 samples, the first 30
+# in route, lookup and hash, the last 30 in parse, csum and queue.  The
+# builder cuts them into 15 slices of 4 samples (its 16 slots merge
+# pairwise as samples come in), so route, lookup and hash weigh in
+# slices 0-7 and the others in 7-14.
+awk 'BEGIN { split("route lookup hash parse csum queue", f, " ")
+	split("10010 10200 10400 10600 106a0 106c0", a, " ")
+	for (i = 0; i < 60; i++) {
+		k = (i < 30 ? 0 : 3) + i % 3 + 1
+		printf "golden   100 [000]  1.%06d:     250000 cpu-clock: \n\t%8s %s+0x0 (/golden)\n\n", i, a[k], f[k]
+	} }' > phases.txt
+$CACHEPIN profile --map golden.map -o phases.profile golden phases.txt || fail "profile of phases.txt failed"
+testrun_compare cat phases.profile <<'EOF'
+# cachepin-profile 2
+event cpu-clock
+binary golden
+build-id -
+granule 16
+samples 60 60
+period 15000000 15000000
+slices 15
+f csum - 2500000 10 2500000 32
+g 0x0 2500000 0 0 0 0 0 0 0 250000 250000 250000 500000 250000 250000 500000 250000
+f hash - 2500000 10 2500000 64
+g 0x0 2500000 250000 250000 500000 250000 250000 500000 250000 250000 0 0 0 0 0 0 0
+f lookup - 2500000 10 2500000 96
+g 0x0 2500000 250000 500000 250000 250000 500000 250000 250000 250000 0 0 0 0 0 0 0
+f parse - 2500000 10 2500000 160
+g 0x0 2500000 0 0 0 0 0 0 0 250000 250000 500000 250000 250000 500000 250000 250000
+f queue - 2500000 10 2500000 48
+g 0x0 2500000 0 0 0 0 0 0 0 0 500000 250000 250000 500000 250000 250000 500000
+f route - 2500000 10 2500000 128
+g 0x0 2500000 500000 250000 250000 500000 250000 250000 500000 0 0 0 0 0 0 0 0
+EOF
+# As linked, route, lookup, hash and parse start in set 0 of the 2-way
+# cache.  Replayed in time order only three of them cycle there at a time
+# (half the fetches miss); folded into one slice all four do.
+awk '$1 == "slices" { next } $1 == "g" { print $1, $2, $3; next }
+     NR == 1 { print "# cachepin-profile 1"; next } { print }' phases.profile > folded.profile
+for p in phases folded; do
+	$CACHEPIN score --map golden.map -c 1K:2:32 golden $p.profile > $p.score ||
+		fail "score of $p.profile failed"
+done
+testrun_compare sed -n '/misses LRU/p' phases.score folded.score <<'EOF'
+  misses LRU                       471231    286.17 per 1000 fetches   <- this CPU
+  misses LRU                       932071    571.43 per 1000 fetches   <- this CPU
+EOF
+# The candidates on the held-out halves: planned on the even slices,
+# scored on the odd ones and back; all but the link's sets leave the 14
+# compulsory misses of the two halves.
+$CACHEPIN plan --map golden.map -c 1K:2:32 -o phases.lds golden phases.profile 2> phases.err ||
+	{ cat phases.err; fail "plan of phases.profile failed"; }
+testrun_compare untime phases.err <<'EOF'
+cachepin: held-out misses (planned on the even time slices, scored on the odd ones, and back):
+cachepin:   method          1K:2:32  mean change
+cachepin:   link             896703
+cachepin:   search               14  -100.0 %
+cachepin:   greedy               14  -100.0 %
+cachepin:   colour               14  -100.0 %  <- planned
+cachepin:   density              14  -100.0 %
+cachepin:   c3                   14  -100.0 %
+cachepin:   keep             896703    +0.0 %
+cachepin: 1K:2:32 (lru): modelled misses 471231 -> 7 (-100.0 %), LRU 471231 -> 7
+cachepin: 6 hot units (0 fixed hot granules stay), 0 fill units, 608 bytes, 80 bytes of padding; colour in X s
+EOF
+
 # no path of this machine in what the test made
-for f in golden golden.o golden.map golden.new golden.new.map plan.lds plan.align golden.profile; do
+for f in golden golden.o golden.map golden.new golden.new.map plan.lds plan.align golden.profile phases.profile phases.lds; do
 	! grep -qF -e "$top" -e "$testdir" "$f" || fail "'$f' holds a path of the build machine"
 done
 exit 0

@@ -242,7 +242,7 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 
 	/* recordings come in time order; hot lists and folded stacks do not */
 	if (s->kind != CACHEPIN_INPUT_TEXT ||
-	    cachepin_text__detect(s->head, s->len) == CACHEPIN_TEXT_PERF_SCRIPT)
+	    cachepin_text__detect(s->head, strnlen(s->head, HEAD_MAX)) == CACHEPIN_TEXT_PERF_SCRIPT)
 		flags |= CACHEPIN_PBUILD_TIMED;
 	pb = cachepin_pbuild__new(bin, flags);
 	if (!pb) {
