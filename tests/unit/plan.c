@@ -6,7 +6,10 @@
  * 2-way cache with exactly two hot lines per set), its evaluation agrees
  * with the scorer, the same seed gives the same plan, and restarts keep
  * the first best of the single searches from their seeds; its alignment
- * file reads back as the plan it was written from.
+ * file reads back as the plan it was written from.  Every other candidate
+ * places every hot unit in block order, the link's own sets kept ("keep")
+ * miss exactly as the link does, and the choice among candidates takes
+ * the lowest ratio, the search only with its lead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -248,6 +251,76 @@ static void check_align_round_trip(const struct scene *sc, const struct world *w
 	cachepin_align__free(al);
 }
 
+/* Each candidate alone, then the choice among all of them on the whole model. */
+static void check_candidates(const struct scene *sc, struct world *w)
+{
+	struct cachepin_plan plan;
+	unsigned int k;
+	size_t i;
+
+	w->po.restarts = 1;
+	for (k = CACHEPIN_PLAN_GREEDY; k < CACHEPIN_PLAN_NR_METHODS; k++) {
+		const char *name = cachepin_plan__method_name(k);
+
+		w->po.methods = 1u << k;
+		if (cachepin_plan__run(w->m, &w->po, &plan)) {
+			CHECK(0, "%s: %s: plan", sc->what, name);
+			continue;
+		}
+		CHECK(plan.method == k, "%s: %s: method %d", sc->what, name, plan.method);
+		check_evals(name, w, &plan);
+		/* the layout checks, without the fit: only some candidates fit */
+		{
+			struct scene loose = *sc;
+
+			loose.fits = false;
+			check_layout(&loose, w, &plan);
+		}
+		for (i = 0; k == CACHEPIN_PLAN_KEEP && i < plan.nr_evals; i++)
+			CHECK(plan.evals[i].after == plan.evals[i].before,
+			      "%s: keep misses as the link does (%llu, %llu)", sc->what,
+			      (unsigned long long)plan.evals[i].after,
+			      (unsigned long long)plan.evals[i].before);
+		cachepin_plan__release(&plan);
+	}
+	/* the choice: held out on the model itself, every method */
+	w->po.methods = 0;
+	w->po.folds[0][0] = w->po.folds[0][1] = w->m;
+	w->po.nr_folds = 1;
+	if (cachepin_plan__run(w->m, &w->po, &plan) == 0) {
+		const struct cachepin_plan_cand *c = plan.cands, *won = &c[plan.method];
+
+		CHECK(plan.nr_folds == 1 && won->tried && won->eligible, "%s: chose %s", sc->what,
+		      cachepin_plan__method_name(plan.method));
+		CHECK(c[CACHEPIN_PLAN_KEEP].tried && c[CACHEPIN_PLAN_KEEP].ratio == 1,
+		      "%s: keep's ratio is 1 (%g)", sc->what, c[CACHEPIN_PLAN_KEEP].ratio);
+		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
+			bool model = k == CACHEPIN_PLAN_SEARCH || k == CACHEPIN_PLAN_GREEDY;
+			bool won_model = plan.method == CACHEPIN_PLAN_SEARCH ||
+					 plan.method == CACHEPIN_PLAN_GREEDY;
+
+			if (!c[k].eligible || k == plan.method)
+				continue;
+			if (model == won_model)
+				CHECK(won->ratio <= c[k].ratio, "%s: %s (%g) beat %s (%g)", sc->what,
+				      cachepin_plan__method_name(k), c[k].ratio,
+				      cachepin_plan__method_name(plan.method), won->ratio);
+			else if (won_model)
+				CHECK(won->ratio < c[k].ratio - 0.10, "%s: %s won without its lead over %s",
+				      sc->what, cachepin_plan__method_name(plan.method),
+				      cachepin_plan__method_name(k));
+			else
+				CHECK(c[k].ratio >= won->ratio - 0.10, "%s: %s had the lead over %s",
+				      sc->what, cachepin_plan__method_name(k),
+				      cachepin_plan__method_name(plan.method));
+		}
+		cachepin_plan__release(&plan);
+	} else {
+		CHECK(0, "%s: plan with candidates", sc->what);
+	}
+	w->po.nr_folds = 0;
+}
+
 static void check_scene(const struct scene *sc)
 {
 	struct cachepin_plan plan, again, best = { 0 }, one;
@@ -310,6 +383,7 @@ static void check_scene(const struct scene *sc)
 	cachepin_plan__release(&again);
 	cachepin_plan__release(&best);
 	cachepin_plan__release(&plan);
+	check_candidates(sc, &w);
 	cachepin_model__free(w.m);
 }
 
