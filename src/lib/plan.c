@@ -91,7 +91,9 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 		const struct cachepin_cache *c = &o->caches[i];
 		struct cachepin_score sc;
 
-		if ((err = cachepin_score__run(m, fa, c, CACHEPIN_SCORE_NO_OPT, &sc)))
+		unsigned int fl = CACHEPIN_SCORE_NO_OPT | (lru || fetches ? 0 : CACHEPIN_SCORE_OWN_POLICY);
+
+		if ((err = cachepin_score__run(m, fa, c, fl, &sc)))
 			break;
 		miss[i] = sc.miss[c->repl];
 		if (lru)

@@ -118,6 +118,8 @@ static int sim_sets(const struct layout *l, const struct cachepin_refs *refs,
 
 		if (r == CACHEPIN_REPL_OPT && (flags & CACHEPIN_SCORE_NO_OPT))
 			continue;
+		if ((flags & CACHEPIN_SCORE_OWN_POLICY) && r != c->repl)
+			continue;
 		if (detail) {
 			per_set = calloc(c->sets, sizeof(*per_set));
 			if (!per_set)
@@ -245,7 +247,8 @@ static int score_run(struct layout *l, const uint64_t *faddr, unsigned int flags
 		if (!out->sets || !l->miss || !l->miss_fa)
 			return -ENOMEM;
 	}
-	if ((err = sim_sets(l, &refs, flags, out)) || (err = sim_full(l, &refs, flags, out)))
+	if ((err = sim_sets(l, &refs, flags, out)) ||
+	    (!(flags & CACHEPIN_SCORE_OWN_POLICY) && (err = sim_full(l, &refs, flags, out))))
 		return err;
 	out->distinct_lines = l->nu;
 	return detailed ? score_detail(l, out) : 0;
