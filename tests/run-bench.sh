@@ -27,6 +27,14 @@ cp=$(grep '^readelf,cachepin,32768,' "$csv" | cut -d, -f4)
 # one perturbed build per layout, measured
 n=$(grep -c '^readelf,[a-z0-9]*,32768,1,[0-9][0-9]*$' "$R/stability.csv")
 [ "$n" -eq 5 ] || fail "stability rows: $n, want 5"
+# the model's figure of every layout and of the two random orders, in
+# sample and held out, beside cachegrind's
+n=$(grep -c '^readelf,[a-z0-9]*,32768,[0-9][0-9]*,[0-9][0-9]*,[0-9][0-9]*$' "$R/model.csv")
+[ "$n" -eq 7 ] || fail "model rows: $n, want 7"
+for l in default cachepin rand1 rand2; do
+	grep -q "^readelf,$l,32768," "$R/model.csv" || fail "no model row for $l"
+done
+grep -q '^## Model fidelity' "$R/layouts.md" || fail "no model fidelity section"
 grep -q '^| cachepin |' "$R/layouts.md" || fail "no cachepin row in layouts.md"
 grep -q '^## Stability' "$R/layouts.md" || fail "no stability table"
 exit 0
