@@ -149,13 +149,15 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
  * The search and the greedy colouring place lines by the model's own
  * pressure: they find its blind spots (code that runs but was not
  * sampled, the order of a run within a time slice), which both held-out
- * halves share, so that their modelled gains overstate the real ones
- * several times (measured on the bench's readelf: the line colouring
- * was better than the search in cachegrind at 16, 32 and 64 KiB while
- * the model had the search 14, 9 and 4 points ahead; on a router
- * kernel's exact trace the colouring gave -52 %, the search -13.5 %).
- * They win only with a lead of MODEL_MARGIN of the link's misses over
- * the best of the layouts that do not optimise the model.
+ * halves share, so that their modelled gains over the other layouts
+ * that move code overstate the real ones several times (measured on the
+ * bench's readelf: the line colouring was better than the search in
+ * cachegrind at 16, 32 and 64 KiB while the model had the search 14, 9
+ * and 4 points ahead; on a router kernel's exact trace the colouring
+ * gave -52 %, the search -13.5 %).  So they win over such a layout only
+ * with a lead of MODEL_MARGIN of the link's misses.  Against the link
+ * itself a held-out gain is a gain: where nothing else beats the link
+ * (a sparse recording), the search still may.
  */
 #define MODEL_MARGIN 0.10
 
@@ -164,16 +166,18 @@ static bool optimises_model(int k)
 	return k == CACHEPIN_PLAN_SEARCH || k == CACHEPIN_PLAN_GREEDY;
 }
 
-/* The eligible method of lowest ratio, the margin applied; the first of equals. */
+/* The method to plan from the candidates' verdicts; the first of equals. */
 static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned int methods)
 {
-	int k, best[2] = { -1, -1 };	/* [0]: does not optimise the model, [1]: does */
+	int k, best[2] = { -1, -1 };	/* [0]: moves code but does not optimise the model, [1]: does */
 
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 		int *b = &best[optimises_model(k)];
 
-		if (!(methods & (1u << k)) || !cd->tried || !cd->eligible)
+		/* keep is the link: the others count where they beat it */
+		if (k == CACHEPIN_PLAN_KEEP || !(methods & (1u << k)) || !cd->tried ||
+		    !cd->eligible || cd->ratio >= 1)
 			continue;
 		if (*b < 0 || cd->ratio < plan->cands[*b].ratio)
 			*b = k;
@@ -183,9 +187,11 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 		return (enum cachepin_plan_method)best[1];
 	if (best[0] >= 0)
 		return (enum cachepin_plan_method)best[0];
-	/* nothing no worse than the link: keep it if it was a candidate */
-	return (methods & (1u << CACHEPIN_PLAN_KEEP)) ? CACHEPIN_PLAN_KEEP :
-	       (enum cachepin_plan_method)__builtin_ctz(methods);
+	/* nothing beats the link: keep it if it was a candidate */
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
+		if ((methods & (1u << k)) && (k == CACHEPIN_PLAN_KEEP || !(methods & (1u << CACHEPIN_PLAN_KEEP))))
+			return (enum cachepin_plan_method)k;
+	return CACHEPIN_PLAN_KEEP;
 }
 
 /* The method to plan: the best held-out one, or the search without folds. */

@@ -9,7 +9,8 @@
  * file reads back as the plan it was written from.  Every other candidate
  * places every hot unit in block order, the link's own sets kept ("keep")
  * miss exactly as the link does, and the choice among candidates takes
- * the lowest ratio, the search only with its lead.
+ * the lowest ratio among those that beat the link, the search over the
+ * others that move code only with its lead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -301,7 +302,11 @@ static void check_candidates(const struct scene *sc, struct world *w)
 
 			if (!c[k].eligible || k == plan.method)
 				continue;
-			if (model == won_model)
+			if (k == CACHEPIN_PLAN_KEEP || c[k].ratio >= 1)
+				/* the link: whatever is planned does not lose to it */
+				CHECK(won->ratio <= c[CACHEPIN_PLAN_KEEP].ratio, "%s: %s (%g) lost to the link",
+				      sc->what, cachepin_plan__method_name(plan.method), won->ratio);
+			else if (model == won_model)
 				CHECK(won->ratio <= c[k].ratio, "%s: %s (%g) beat %s (%g)", sc->what,
 				      cachepin_plan__method_name(k), c[k].ratio,
 				      cachepin_plan__method_name(plan.method), won->ratio);
