@@ -108,21 +108,23 @@ getfact() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$W/facts"
 # o-arm-a32 always with ALIGN32 too, so that no make of it drops the flag.
 # The source tree's o-* directories are direct children, so kbuild uses
 # srctree=.. and o-arm and o-arm-hook share ccache entries
+# (helpers' variables start with _: sh has no locals, and the stages
+# keep theirs across the calls)
 amake() {
-	d=$1
+	_ad=$1
 	shift
-	kcflags=-ffunction-sections
-	[ "$d" != "$O32" ] || kcflags="$kcflags $ALIGN32"
-	make -C "$SRC" O="$d" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
-		KCFLAGS="$kcflags" -j"$JOBS" "$@"
+	_kcflags=-ffunction-sections
+	[ "$_ad" != "$O32" ] || _kcflags="$_kcflags $ALIGN32"
+	make -C "$SRC" O="$_ad" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
+		KCFLAGS="$_kcflags" -j"$JOBS" "$@"
 }
 # kbuild_arm OBJDIR LOG CACHEPIN-KBUILD-OPTIONS...: the cycle on an ARM tree
 kbuild_arm() {
-	d=$1 lg=$2
+	_kd=$1 _klg=$2
 	shift 2
-	"$KBUILD" "$@" -O "$d" -- -C "$SRC" O="$d" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
-		-j"$JOBS" 2> "$lg" || { cat "$lg" >&2; die "cachepin-kbuild $* failed on '$d'"; }
-	cat "$lg" >&2
+	"$KBUILD" "$@" -O "$_kd" -- -C "$SRC" O="$_kd" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
+		-j"$JOBS" 2> "$_klg" || { cat "$_klg" >&2; die "cachepin-kbuild $* failed on '$_kd'"; }
+	cat "$_klg" >&2
 }
 # orphan-section warnings in the build logs FILE...
 orphans() { cat "$@" | grep -c 'orphan section' || true; }
