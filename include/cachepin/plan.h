@@ -23,7 +23,9 @@
  * half of the samples, score on the other), each method is planned on
  * every fold's first model and scored on its second; the method with the
  * lowest mean ratio to the link's held-out misses over the geometries,
- * among those no worse than the link at any of them, is then planned on
+ * among those no worse than the link at any of them and within the
+ * padding budget (max_pad; a layout spread over padding is not one a
+ * user asked for), is then planned on
  * the full model; the search and the greedy colouring, which optimise
  * the model's own pressure, must lead the others by a margin (plan.c).
  * The ratio of the link order kept ("keep") is 1 by
@@ -82,7 +84,8 @@ struct cachepin_plan_opts {
 
 /* One method's held-out verdict, summed over the folds. */
 struct cachepin_plan_cand {
-	bool tried, eligible;	/* eligible: no geometry worse than the link */
+	bool tried, eligible;	/* eligible: no geometry worse than the link, padding in budget */
+	bool over_pad;		/* more padding than opts.max_pad allows (keep excepted) */
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
 };

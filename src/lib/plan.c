@@ -128,11 +128,14 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
 			cachepin_plan__release(&p);
 			return err;
 		}
+		/* the link's own sets pay what the link had between them */
+		if (!err && method != CACHEPIN_PLAN_KEEP && p.pad > p.pad_budget)
+			cd->over_pad = true;
 		cachepin_plan__release(&p);
 		for (i = 0; i < o->nr_caches; i++)
 			cd->misses[i] += miss[i];
 	}
-	cd->eligible = true;
+	cd->eligible = !cd->over_pad;
 	cd->ratio = 0;
 	for (i = 0; i < o->nr_caches; i++) {
 		uint64_t link = plan->link_misses[i];

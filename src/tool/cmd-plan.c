@@ -315,6 +315,7 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 		for (i = 0; i < a->in.nr_caches; i++)
 			fprintf(stderr, " %14" PRIu64, cd->misses[i]);
 		fprintf(stderr, "  %+6.1f %%%s%s\n", 100 * (cd->ratio - 1),
+			cd->over_pad ? "  (padding over the budget)" :
 			cd->eligible ? "" : "  (worse than the link somewhere)",
 			k == plan->method ? "  <- planned" : "");
 	}
