@@ -295,6 +295,9 @@ static void check_candidates(const struct scene *sc, struct world *w)
 		      cachepin_plan__method_name(plan.method));
 		CHECK(c[CACHEPIN_PLAN_KEEP].tried && c[CACHEPIN_PLAN_KEEP].ratio == 1,
 		      "%s: keep's ratio is 1 (%g)", sc->what, c[CACHEPIN_PLAN_KEEP].ratio);
+		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
+			CHECK(!c[k].over_pad || !c[k].eligible, "%s: %s over the padding budget chosen",
+			      sc->what, cachepin_plan__method_name(k));
 		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 			bool model = k == CACHEPIN_PLAN_SEARCH || k == CACHEPIN_PLAN_GREEDY;
 			bool won_model = plan.method == CACHEPIN_PLAN_SEARCH ||
