@@ -80,7 +80,6 @@ cachepin: modelled misses of the candidates, in-sample (the profile has no sampl
 cachepin:   method          1K:2:32  mean change
 cachepin:   link             659073
 cachepin:   search               17  -100.0 %
-cachepin:   greedy               17  -100.0 %
 cachepin:   colour               17  -100.0 %  <- planned
 cachepin:   density              17  -100.0 %
 cachepin:   c3                   17  -100.0 %
@@ -258,7 +257,6 @@ cachepin: held-out misses (planned on the even time slices, scored on the odd on
 cachepin:   method          1K:2:32  mean change
 cachepin:   link             896703
 cachepin:   search               14  -100.0 %
-cachepin:   greedy               14  -100.0 %
 cachepin:   colour               14  -100.0 %  <- planned
 cachepin:   density              14  -100.0 %
 cachepin:   c3                   14  -100.0 %

@@ -71,7 +71,7 @@ struct cachepin_plan_opts {
 	unsigned int iterations;	/* local-search moves; 0 = default */
 	size_t max_hot;		/* at most this many hot units; 0 = all */
 	unsigned int restarts;	/* searches from seeds seed..seed+restarts-1; 0 = 1 */
-	unsigned int methods;	/* bit per enum cachepin_plan_method tried; 0 = all */
+	unsigned int methods;	/* bit per enum cachepin_plan_method tried; 0 = all but greedy */
 	/*
 	 * Held-out folds: folds[f][0] is planned on, folds[f][1] scores it.
 	 * Models of the same binary as the planned one (cachepin_model_opts

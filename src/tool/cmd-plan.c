@@ -31,7 +31,7 @@ const struct tool_opt plan_opts[] = {
 	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
 	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
-	{ "method", 0, "LIST", "candidates: search,greedy,colour,density,c3,keep or all (default all)", OPT_METHOD },
+	{ "method", 0, "LIST", "candidates: search,greedy,colour,density,c3,keep or all (default all but greedy)", OPT_METHOD },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
 	{ "max-hot", 0, "N", "place at most the N densest hot units (default 4000); the rest stay", OPT_MAXHOT },

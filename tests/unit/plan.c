@@ -314,11 +314,11 @@ static void check_candidates(const struct scene *sc, struct world *w)
 				      cachepin_plan__method_name(k), c[k].ratio,
 				      cachepin_plan__method_name(plan.method), won->ratio);
 			else if (won_model)
-				CHECK(won->ratio < c[k].ratio - 0.10, "%s: %s won without its lead over %s",
+				CHECK(won->ratio < c[k].ratio - 0.20, "%s: %s won without its lead over %s",
 				      sc->what, cachepin_plan__method_name(plan.method),
 				      cachepin_plan__method_name(k));
 			else
-				CHECK(c[k].ratio >= won->ratio - 0.10, "%s: %s had the lead over %s",
+				CHECK(c[k].ratio >= won->ratio - 0.20, "%s: %s had the lead over %s",
 				      sc->what, cachepin_plan__method_name(k),
 				      cachepin_plan__method_name(plan.method));
 		}
