@@ -89,8 +89,11 @@ grep -qx 'samples 2024 2024' with.profile || fail "not every sample matched: $(g
 for h in tlb_refill general; do
 	awk -v h="[ebase.$h]" '$1 == "f" { cur = $2; if (cur == h) print; next }
 		$1 == "g" && cur == h { print }' with.profile > $h.lines
-	printf 'f [ebase.%s] - 1000000 4 1000000 128\ng 0x0 250000\ng 0x10 250000\ng 0x20 250000\ng 0x30 250000\n' $h |
-		diff -u - $h.lines || fail "[ebase.$h] does not carry its four samples"
+	# perf script text is in time order: the handlers' samples come last,
+	# in the last of the 16 time slices
+	z='0 0 0 0 0 0 0 0 0 0 0 0 0 0 0'
+	printf 'f [ebase.%s] - 1000000 4 1000000 128\ng 0x0 250000 %s 250000\ng 0x10 250000 %s 250000\ng 0x20 250000 %s 250000\ng 0x30 250000 %s 250000\n' \
+		$h "$z" "$z" "$z" "$z" | diff -u - $h.lines || fail "[ebase.$h] does not carry its four samples"
 done
 grep -q 'ebase' without.profile && fail "a profile without handler samples names a handler"
 grep -q '^e ' with.profile && fail "an exception handler has callers"
@@ -125,6 +128,15 @@ grep -qx 'f \[ebase.general\] - 7 1 7 128' list.profile && grep -qx 'g 0x10 7' l
 hsets=$(awk '{ printf "%d\n", strtonum("0x" $1) / 32 % 256 }' vec.addr | sort -nu | tr '\n' ' ')
 [ "$hsets" = "0 1 12 13 " ] || fail "handler sets are '$hsets'"
 
+# The samples above sweep the granules once, in address order: as a time
+# order that is no workload.  The rest takes the profiles folded into one
+# time slice, a steady state in which every sampled line runs.
+fold() { awk '$1 == "slices" { next } $1 == "g" { print $1, $2, $3; next }
+	NR == 1 { print "# cachepin-profile 1"; next } { print }' "$1"; }
+fold with.profile > steady.profile
+fold without.profile > without1.profile
+mv without1.profile without.profile
+
 # (b) score: the handlers' lines are occupants; four hot lines in their
 # sets now conflict (five lines in four ways), none did without them
 conflict() {	# BINARY PROFILE
@@ -132,7 +144,7 @@ conflict() {	# BINARY PROFILE
 	jq '.caches[0].misses.lru - .caches[0].misses.fully_associative_lru' score.json
 }
 c0=$(conflict k without.profile)
-c1=$(conflict k with.profile)
+c1=$(conflict k steady.profile)
 m0=$(jq '.caches[0].misses.lru' score.json)
 echo "modelled LRU conflict misses on $CACHE: $c0 without the handler samples, $c1 with them ($m0 misses)"
 [ "$c0" = 0 ] || fail "without the handlers the layout conflicts ($c0)"
@@ -141,11 +153,11 @@ for s in $hsets; do
 	[ "$(jq ".caches[0].sets_detail[] | select(.set == $s) | .lines" score.json)" = 5 ] ||
 		fail "set $s does not hold the handler's line and four hot lines"
 done
-$CACHEPIN score -c $CACHE k with.profile > score.txt
+$CACHEPIN score -c $CACHE k steady.profile > score.txt
 grep -q '^ *12 *5 .* \[ebase\.general\]+0x0 ' score.txt || { cat score.txt; fail "set 12 does not name [ebase.general]"; }
 # a handler is the room it may take, not its code: --whole-functions does
 # not widen it, and a weight known only by name is its entry line's
-$CACHEPIN score --json --whole-functions -c $CACHE k with.profile > whole.json
+$CACHEPIN score --json --whole-functions -c $CACHE k steady.profile > whole.json
 [ "$(jq '.caches[0].hot_lines' whole.json)" = 1012 ] || fail "--whole-functions widened the handlers"
 printf '[ebase.interrupt]@vmlinux 1000\n' > name.list
 $CACHEPIN score --json -c $CACHE k name.list > name.json || fail "score of a handler's name failed"
@@ -153,8 +165,10 @@ $CACHEPIN score --json -c $CACHE k name.list > name.json || fail "score of a han
 	fail "a handler known by name is not its entry line (set 16): $(jq -c '.caches[0].sets_detail' name.json)"
 
 # (c) plan: hot lines stay out of the handlers' sets beyond the ways left
-$CACHEPIN plan -m k.map -c $CACHE --lld-order hot.lld --section-order hot.sec -o hot.lds \
-	k with.profile 2> plan.err || { cat plan.err; fail "plan failed"; }
+# (the search, which colours around fixed occupants; with one sample per
+# line, halves of this profile share no line to judge candidates on)
+$CACHEPIN plan --method search -m k.map -c $CACHE --lld-order hot.lld --section-order hot.sec -o hot.lds \
+	k steady.profile 2> plan.err || { cat plan.err; fail "plan failed"; }
 cat plan.err
 grep -q '(8 fixed hot granules stay)' plan.err || fail "plan does not keep the handlers' granules as fixed"
 ranges_count() {	# SET: hot lines the alignment file puts in it
@@ -176,7 +190,7 @@ cp hot.lds layout.lds
 mips-linux-gnu-gcc -nostdlib -static -Wl,-T,kernel.lds -o k.new k.o || fail "relink failed"
 $CACHEPIN check k.new hot.align > check.out || { cat check.out; fail "check failed"; }
 grep -q '^ok: ' check.out || fail "check did not say ok"
-c2=$(conflict k.new with.profile)
+c2=$(conflict k.new steady.profile)
 [ "$c2" = 0 ] || fail "the relinked kernel still conflicts with the handlers ($c2)"
 d=$(printf '%d' 0x$(addr k.new busy_d))
 awk -v a="$d" -v hs="$hsets" 'BEGIN { n = split(hs, h, " "); for (l = 0; l < 240; l++) {
@@ -184,13 +198,13 @@ awk -v a="$d" -v hs="$hsets" 'BEGIN { n = split(hs, h, " "); for (l = 0; l < 240
 	fail "busy_d of the relinked kernel ($(addr k.new busy_d)) has a line in a handler set"
 
 # (e) errors, and binaries that get no handlers
-expect_fail "bad --ebase 'zz'" $CACHEPIN score --ebase zz -c $CACHE k with.profile
-[ "$(sh -c "$CACHEPIN score --ebase zz k with.profile 2>/dev/null; echo \$?")" = 129 ] ||
+expect_fail "bad --ebase 'zz'" $CACHEPIN score --ebase zz -c $CACHE k steady.profile
+[ "$(sh -c "$CACHEPIN score --ebase zz k steady.profile 2>/dev/null; echo \$?")" = 129 ] ||
 	fail "a malformed --ebase is not a usage error"
-expect_fail "not an exception base" $CACHEPIN score --ebase 0x80000100 -c $CACHE k with.profile
+expect_fail "not an exception base" $CACHEPIN score --ebase 0x80000100 -c $CACHE k steady.profile
 expect_fail "hint: a 32-bit MIPS kernel's exception base is a multiple of 0x1000" \
-	$CACHEPIN score --ebase 0x7ffff000 -c $CACHE k with.profile
-expect_fail "inside its section '.text'" $CACHEPIN plan --ebase 0x80104000 -m k.map -c $CACHE -o x.lds k with.profile
+	$CACHEPIN score --ebase 0x7ffff000 -c $CACHE k steady.profile
+expect_fail "inside its section '.text'" $CACHEPIN plan --ebase 0x80104000 -m k.map -c $CACHE -o x.lds k steady.profile
 [ ! -e x.lds ] && [ ! -e x.align ] || fail "a refused --ebase left output behind"
 printf 'void start_kernel(void) { for (;;) ; }\n' > other.c
 arm-linux-gnueabihf-gcc -O2 -nostdlib -static -e start_kernel -Wl,-Ttext=0x80008000 -o arm-k other.c ||
