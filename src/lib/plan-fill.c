@@ -110,6 +110,20 @@ static int cold_units(const struct planner *pl, struct filler *fl)
 	return fl->used ? 0 : -ENOMEM;
 }
 
+/* Cold candidate K at AT (>= fl->cur): the padding before it counted.  0 or -ENOMEM. */
+static int fill_at(struct filler *fl, size_t k, uint64_t at)
+{
+	const struct cold *c = &fl->cold[k];
+
+	if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
+		return -ENOMEM;
+	fl->plan->pad += at - fl->cur;
+	fl->used[k] = 1;
+	fl->plan->nr_fill++;
+	fl->cur = at + c->size;
+	return 0;
+}
+
 /*
  * The largest unused cold unit that fits at fl->cur (aligned) before
  * TARGET, added to the plan.  1 if one was, 0 if none fits, or -ENOMEM.
@@ -137,13 +151,7 @@ static int fill_one(struct filler *fl, uint64_t target)
 		at = align_up(fl->cur, c->align);
 		if (at + c->size > target)
 			continue;
-		if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
-			return -ENOMEM;
-		fl->plan->pad += at - fl->cur;
-		fl->used[k] = 1;
-		fl->plan->nr_fill++;
-		fl->cur = at + c->size;
-		return 1;
+		return fill_at(fl, k, at) ? -ENOMEM : 1;
 	}
 	return 0;
 }
@@ -191,12 +199,8 @@ static int fill_in_place(const struct planner *pl, struct filler *fl, const stru
 		at = target - (haddr - c->addr);
 		if (at < fl->cur || at + c->size > target)
 			continue;
-		if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
+		if (fill_at(fl, k, at))
 			return -ENOMEM;
-		fl->plan->pad += at - fl->cur;
-		fl->used[k] = 1;
-		fl->plan->nr_fill++;
-		fl->cur = at + c->size;
 	}
 	return 0;
 }
