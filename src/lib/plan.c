@@ -194,11 +194,10 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 		return (enum cachepin_plan_method)best[1];
 	if (best[0] >= 0)
 		return (enum cachepin_plan_method)best[0];
-	/* nothing beats the link: keep it if it was a candidate */
-	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
-		if ((methods & (1u << k)) && (k == CACHEPIN_PLAN_KEEP || !(methods & (1u << CACHEPIN_PLAN_KEEP))))
-			return (enum cachepin_plan_method)k;
-	return CACHEPIN_PLAN_KEEP;
+	/* nothing beats the link: keep it if it was a candidate, else the first asked for */
+	if (methods & (1u << CACHEPIN_PLAN_KEEP))
+		return CACHEPIN_PLAN_KEEP;
+	return (enum cachepin_plan_method)__builtin_ctz(methods);
 }
 
 /* The method to plan: the best held-out one, or the search without folds. */
