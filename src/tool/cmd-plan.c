@@ -229,6 +229,15 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			  plan->pad, plan->pad_budget, a->po.max_pad);
 }
 
+/* Plan on X and score on Y, and the other way round. */
+static void two_folds(struct cachepin_plan_opts *po, const struct cachepin_model *x,
+		      const struct cachepin_model *y)
+{
+	po->folds[0][0] = po->folds[1][1] = x;
+	po->folds[0][1] = po->folds[1][0] = y;
+	po->nr_folds = 2;
+}
+
 /*
  * The held-out folds of A->po: the profile's two halves, each planned on
  * and scored by the other, or the profile and a second recording (HLOAD
@@ -251,11 +260,7 @@ static int plan_folds(struct plan_args *a, const struct cachepin_binary *bin,
 		half[2] = NULL;
 		if (!half[1])
 			goto oom;
-		a->po.folds[0][0] = half[0];
-		a->po.folds[0][1] = half[1];
-		a->po.folds[1][0] = half[1];
-		a->po.folds[1][1] = half[0];
-		a->po.nr_folds = 2;
+		two_folds(&a->po, half[0], half[1]);
 		return 0;
 	}
 	if (!cachepin_model__can_split(load->profile)) {
@@ -269,11 +274,7 @@ static int plan_folds(struct plan_args *a, const struct cachepin_binary *bin,
 		if (!(half[h] = cachepin_model__new(load->profile, bin, load->map, &mo)))
 			goto oom;
 	}
-	a->po.folds[0][0] = half[1];
-	a->po.folds[0][1] = half[2];
-	a->po.folds[1][0] = half[2];
-	a->po.folds[1][1] = half[1];
-	a->po.nr_folds = 2;
+	two_folds(&a->po, half[1], half[2]);
 	return 0;
 oom:
 	tool_error("cannot build the model: %s", strerror(errno));
