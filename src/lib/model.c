@@ -237,6 +237,11 @@ static int index_edges(struct build *b)
 	return 0;
 }
 
+static bool site_known(const struct cachepin_pedge *e)
+{
+	return e->callsite != UINT32_MAX && e->callsite > 0;
+}
+
 /*
  * 0. Call sites are hot lines too: a caller fetches the line of its
  * call each time it calls, as often as the callee's entry runs, even
@@ -245,13 +250,18 @@ static int index_edges(struct build *b)
 static int call_site_weights(struct build *b)
 {
 	const struct cachepin_profile *p = b->p;
-	double *entry_w;
+	double *entry_w, *in_w;
+	uint32_t *in_n;
 	size_t i;
 
 	entry_w = calloc(p->nr_funcs + 1, sizeof(*entry_w));
+	in_w = calloc(p->nr_funcs + 1, sizeof(*in_w));
+	in_n = calloc(p->nr_funcs + 1, sizeof(*in_n));
 	b->site_w = calloc(p->nr_edges + 1, sizeof(*b->site_w));
-	if (!entry_w || !b->site_w) {
+	if (!entry_w || !in_w || !in_n || !b->site_w) {
 		free(entry_w);
+		free(in_w);
+		free(in_n);
 		return -ENOMEM;
 	}
 	for (i = 0; i < p->nr_funcs; i++) {
@@ -264,10 +274,29 @@ static int call_site_weights(struct build *b)
 			entry_w[i] = pf->weight * b->gran /
 				     (double)(b->bin->funcs[bf].size ? b->bin->funcs[bf].size : b->gran);
 	}
+	/*
+	 * The callee's entry runs once per call from any of its call sites:
+	 * each site gets the share of its edge in the weight of all edges
+	 * into the callee (equal shares when the edges carry no weight).
+	 */
 	for (i = 0; i < p->nr_edges; i++)
-		if (p->edges[i].callsite != UINT32_MAX && p->edges[i].callsite > 0)
-			b->site_w[i] = entry_w[p->edges[i].callee];
+		if (site_known(&p->edges[i])) {
+			in_w[p->edges[i].callee] += p->edges[i].weight > 0 ? p->edges[i].weight : 0;
+			in_n[p->edges[i].callee]++;
+		}
+	for (i = 0; i < p->nr_edges; i++) {
+		const struct cachepin_pedge *e = &p->edges[i];
+
+		if (!site_known(e))
+			continue;
+		if (in_w[e->callee] > 0)
+			b->site_w[i] = entry_w[e->callee] * (e->weight > 0 ? e->weight : 0) / in_w[e->callee];
+		else
+			b->site_w[i] = entry_w[e->callee] / in_n[e->callee];
+	}
 	free(entry_w);
+	free(in_w);
+	free(in_n);
 	return 0;
 }
 
