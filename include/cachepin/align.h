@@ -31,6 +31,13 @@ struct cachepin_align {
 	uint64_t block_align;
 	uint32_t line, sets;
 	char *cache;
+	/*
+	 * Kernels: the first function of the text after TEXT_TEXT, which the
+	 * plan takes at TAIL_PHASE bytes past a multiple of block_align (the
+	 * hook ends TEXT_TEXT on it); NULL if the file has no 'tail' line.
+	 */
+	char *tail_symbol;
+	uint64_t tail_phase;
 	struct cachepin_align_entry *e;
 	size_t nr;
 };
@@ -64,6 +71,9 @@ struct cachepin_verify {
 	uint64_t start;		/* the block start: __cachepin_start, or from the anchor */
 	const char *anchor;	/* without __cachepin_start: the symbol the start is taken from */
 	bool misaligned;	/* __cachepin_start is not a multiple of the block alignment */
+	int tail;		/* the 'tail' symbol: 0 as planned (or no tail line),
+				 * 1 elsewhere, 2 missing */
+	uint64_t tail_addr;	/* where it is now */
 	size_t ok, moved, fill_moved, missing, unnamed;
 };
 
@@ -80,8 +90,9 @@ int cachepin_align__anchor(const struct cachepin_align *al, const struct cachepi
 /*
  * Verify every entry of AL against SM, from V's anchor (see
  * cachepin_align__anchor()), calling FN (may be NULL) with each entry's
- * result in file order, and count them in V.  Returns 0 if the block is
- * in place (aligned, no hot unit moved, nothing missing), 1 if not.
+ * result in file order, and count them in V, and the 'tail' symbol into
+ * V->tail.  Returns 0 if the block is in place (aligned, no hot unit
+ * moved, nothing missing, the tail where the plan took it), 1 if not.
  */
 int cachepin_align__verify(const struct cachepin_align *al, const struct cachepin_symmap *sm,
 			   struct cachepin_verify *v, cachepin_verify_fn_t fn, void *ctx);

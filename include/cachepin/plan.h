@@ -103,6 +103,12 @@ struct cachepin_plan {
 	uint64_t block_align;	/* the block starts at a multiple of this */
 	uint64_t base;		/* block start assumed for scoring (aligned) */
 	uint64_t size;		/* block size */
+	/*
+	 * Kernels: the text after TEXT_TEXT, [tail_from, tail_to), starts on
+	 * the block alignment in a relink with the plan (the hook ends
+	 * TEXT_TEXT there), so it moves by tail_shift bytes; 0: nothing moves.
+	 */
+	uint64_t tail_from, tail_to, tail_shift;
 	uint64_t pad;		/* bytes of padding spent */
 	size_t nr_hot, nr_fill;
 	uint64_t pad_budget;	/* max_pad for the whole block */
@@ -134,7 +140,9 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 
 /*
  * Function addresses of the planned layout (NR_FUNCS entries; functions
- * outside planned units keep their address).  Caller frees; NULL on ENOMEM.
+ * outside planned units keep their address, but for the kernel text
+ * after TEXT_TEXT, which moves by tail_shift).  Caller frees; NULL on
+ * ENOMEM.
  */
 uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct cachepin_binary *bin);
 

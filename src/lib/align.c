@@ -30,6 +30,26 @@ static void put_ranges(FILE *f, uint32_t *v, size_t n)
 }
 
 
+/* The first named function in [FROM, TO), whose name is its own; NULL if none. */
+static const struct cachepin_func *tail_func(const struct cachepin_binary *bin, uint64_t from,
+					     uint64_t to)
+{
+	size_t i;
+
+	for (i = 0; i < bin->nr_funcs; i++) {
+		const struct cachepin_func *f = &bin->funcs[i];
+		bool amb = false;
+
+		if (f->addr < from || (f->flags & CACHEPIN_FUNC_SYNTHETIC))
+			continue;
+		if (f->addr >= to)
+			break;
+		if (cachepin_binary__lookup(bin, f->name, NULL, &amb) && !amb)
+			return f;
+	}
+	return NULL;
+}
+
 int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 			  const struct cachepin_model *m, const struct cachepin_cache *c,
 			  const struct cachepin_emit_info *info)
@@ -71,6 +91,13 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 	emit_header(f, plan, info, "#");
 	fprintf(f, "block-align %" PRIu64 "\n", plan->block_align);
 	fprintf(f, "cache %s %u %u\n", c->name, c->line, c->sets);
+	if (plan->tail_to) {
+		const struct cachepin_func *tf = tail_func(bin, plan->tail_from, plan->tail_to);
+
+		if (tf)
+			fprintf(f, "tail %s 0x%" PRIx64 "\n", tf->name,
+				(tf->addr + plan->tail_shift) % plan->block_align);
+	}
 	fprintf(f, "# kind symbol object section offset align first-set hot-lines sets\n");
 	for (i = 0; i < plan->nr_units; i++) {
 		const struct cachepin_plan_unit *pu = &plan->units[i];
@@ -120,6 +147,7 @@ void cachepin_align__free(struct cachepin_align *a)
 	}
 	free(a->e);
 	free(a->cache);
+	free(a->tail_symbol);
 	free(a);
 }
 
@@ -187,6 +215,21 @@ static int read_line(struct cachepin_align *a, size_t *cap, char *line, const ch
 		a->sets = (uint32_t)strtoul(f[3], NULL, 0);
 		if (!a->line || !a->sets) {
 			*what = "bad cache line";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (n == 3 && !strcmp(f[0], "tail")) {
+		char *end;
+
+		free(a->tail_symbol);
+		a->tail_symbol = strdup(f[1]);
+		if (!a->tail_symbol)
+			return -ENOMEM;
+		errno = 0;
+		a->tail_phase = strtoull(f[2], &end, 0);
+		if (errno || *end || end == f[2]) {
+			*what = "bad tail line";
 			return -EINVAL;
 		}
 		return 0;
@@ -342,5 +385,14 @@ int cachepin_align__verify(const struct cachepin_align *al, const struct cachepi
 		if (fn)
 			fn(ctx, &ve);
 	}
-	return v->misaligned || v->moved || v->missing ? 1 : 0;
+	v->tail = 0;
+	if (al->tail_symbol) {
+		int r = cachepin_symmap__lookup(sm, al->tail_symbol, &v->tail_addr);
+
+		if (r == 1)
+			v->tail = 2;
+		else if (r == 0 && v->tail_addr % al->block_align != al->tail_phase)
+			v->tail = 1;
+	}
+	return v->misaligned || v->moved || v->missing || v->tail ? 1 : 0;
 }

@@ -106,6 +106,19 @@ static const struct {
 	{ ".fini", "init/fini code" },
 };
 
+bool cachepin_kernel_after_text(const char *section)
+{
+	static const char *const after[] = {
+		".sched.text", ".cpuidle.text", ".spinlock.text", ".kprobes.text",
+	};
+	size_t i;
+
+	for (i = 0; section && i < ARRAY_SIZE(after); i++)
+		if (!strcmp(section, after[i]))
+			return true;
+	return false;
+}
+
 /* Is OBJECT BASE, ".../BASE" or "lib.a(BASE)"? */
 static bool obj_is(const char *object, const char *base)
 {

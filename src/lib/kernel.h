@@ -41,6 +41,14 @@ bool cachepin_kernel_marker_sym(const char *name);
 const char *cachepin_kernel_fixed_why(uint16_t machine, const char *section,
 				      const char *object);
 
+/*
+ * Does the kernel's linker script place SECTION right after TEXT_TEXT
+ * (SCHED_TEXT, CPUIDLE_TEXT, LOCK_TEXT, KPROBES_TEXT)?  The text-layout
+ * hook ends TEXT_TEXT on the plan's block alignment, so a relink with a
+ * plan moves this text to that alignment (see cachepin_plan.tail_shift).
+ */
+bool cachepin_kernel_after_text(const char *section);
+
 /* ---- kernel DSO names (perf script, perf report, perf.data) ---- */
 
 enum cachepin_kernel_dso {

@@ -7,6 +7,7 @@
  * occupants the planner colours around.
  */
 #include "plan-int.h"
+#include "kernel.h"
 
 #define SEARCH_REFS_MIN (128u << 10)
 #define SEARCH_REFS_MAX (512u << 10)
@@ -89,6 +90,38 @@ static int collect_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *
 }
 
 /*
+ * A kernel's text after TEXT_TEXT (SCHED_TEXT and on) starts at a
+ * multiple of the block alignment in a relink with any plan, as the hook
+ * ends TEXT_TEXT there (see the kbuild patches): from the lowest such
+ * unit above the hot units to the end of its output section, the code
+ * moves by the distance to that multiple.  Unplanned links have it
+ * elsewhere: 0x15a0 bytes off on the router kernel, which put its
+ * hottest fixed code (the spinlocks) in other sets than the planner
+ * coloured around.
+ */
+static void setup_tail(struct planner *pl, struct cachepin_plan *plan, uint64_t lowest)
+{
+	const struct cachepin_binary *bin = pl->bin;
+	const struct cachepin_unit *t = NULL;
+	size_t i;
+
+	if (!cachepin_binary__is_kernel(bin))
+		return;
+	for (i = 0; i < bin->nr_units; i++) {
+		const struct cachepin_unit *u = &bin->units[i];
+
+		if (u->addr > lowest && u->outsec >= 0 && cachepin_kernel_after_text(u->section) &&
+		    (!t || u->addr < t->addr))
+			t = u;
+	}
+	if (!t)
+		return;
+	plan->tail_from = t->addr;
+	plan->tail_to = bin->secs[t->outsec].addr + bin->secs[t->outsec].size;
+	plan->tail_shift = align_up(t->addr, plan->block_align) - t->addr;
+}
+
+/*
  * The hot units to place, densest first (at most max_hot of them), into
  * pl->hu and UNIT_HU; the block base and the room it starts with.
  * 0, -ENOENT after logging, or -ENOMEM.
@@ -120,6 +153,7 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	}
 	plan->base = align_up(lowest, plan->block_align);
 	pl->base = plan->base;
+	setup_tail(pl, plan, lowest);
 	/* room: the hot bytes plus a way span of freedom, in whole way spans */
 	pl->limit = align_up(hot_bytes + hot_bytes / 4, pl->span_bytes) + pl->span_bytes;
 	return 0;
@@ -165,7 +199,7 @@ static void setup_items(struct planner *pl, struct cachepin_plan *plan, const in
 		map[i] = (uint32_t)nit;
 		pl->it[nit] = (struct sitem){
 			.func = mi->func, .hunit = -1, .count = cnt[i],
-			.addr = f->addr + mi->off,
+			.addr = tail_addr(plan, f->addr + mi->off),
 		};
 		nit++;
 		plan->nr_unplaceable++;

@@ -315,7 +315,7 @@ uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct ca
 	if (!fa)
 		return NULL;
 	for (i = 0; i < bin->nr_funcs; i++)
-		fa[i] = bin->funcs[i].addr;
+		fa[i] = tail_addr(plan, bin->funcs[i].addr);
 	for (i = 0; i < plan->nr_units; i++) {
 		const struct cachepin_unit *u = &bin->units[plan->units[i].unit];
 

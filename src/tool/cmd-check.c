@@ -70,6 +70,24 @@ static void check_start(const struct cachepin_align *al, const struct cachepin_v
 		printf("block start 0x%" PRIx64 ", aligned to %" PRIu64 "\n", v->start, al->block_align);
 }
 
+/*
+ * The kernel text after TEXT_TEXT: the plan coloured around it where the
+ * hook's end alignment puts it.
+ */
+static void check_tail(const struct cachepin_align *al, const struct cachepin_verify *v,
+		       const struct check_ctx *c)
+{
+	if (v->tail == 2)
+		printf("missing: %s (the text after the block) is not in '%s'\n", al->tail_symbol,
+		       c->binary);
+	else if (v->tail == 1)
+		printf("moved: the text after the block: %s planned at 0x%" PRIx64 " past a multiple of %" PRIu64
+		       ", now at 0x%" PRIx64 " (0x%" PRIx64 "); its sets differ from the plan's "
+		       "(is TEXT_TEXT ended on the block alignment? the kbuild patches and cachepin-kbuild -n do)\n",
+		       al->tail_symbol, al->tail_phase, al->block_align, v->tail_addr % al->block_align,
+		       v->tail_addr);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct cachepin_symmap *sm = NULL;
@@ -94,8 +112,10 @@ int cmd_check(int argc, char **argv)
 	cachepin_align__anchor(al, sm, &v);
 	check_start(al, &v, &c);
 	if (cachepin_align__verify(al, sm, &v, check_entry, &c)) {
-		printf("FAILED: %zu of %zu units in place, %zu hot moved, %zu missing%s\n", v.ok,
-		       al->nr, v.moved, v.missing, v.misaligned ? ", block start misaligned" : "");
+		check_tail(al, &v, &c);
+		printf("FAILED: %zu of %zu units in place, %zu hot moved, %zu missing%s%s\n", v.ok,
+		       al->nr, v.moved, v.missing, v.misaligned ? ", block start misaligned" : "",
+		       v.tail ? ", the text after the block elsewhere" : "");
 		goto out;
 	}
 	if (!c.quiet || v.fill_moved)

@@ -223,6 +223,10 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			plan->search_before, plan->search_after, plan->moves_simulated,
 			plan->moves_tried, plan->moves_taken);
 	fputc('\n', stderr);
+	if (plan->tail_shift)
+		fprintf(stderr, "cachepin: the kernel text after TEXT_TEXT (from 0x%" PRIx64
+			") is taken 0x%" PRIx64 " bytes later, on the block alignment, where a relink with the plan puts it\n",
+			plan->tail_from, plan->tail_shift);
 	if (plan->pad > plan->pad_budget)
 		tool_warn("%" PRIu64 " bytes of padding exceed the budget of %" PRIu64
 			  " (--max-pad %" PRIu64 " per way span): too few small cold units to fill the gaps",
