@@ -342,7 +342,7 @@ int cachepin_plan_colour(struct planner *pl)
 	/* pl->hu is in density order */
 	for (k = 0; k < pl->nr_hu && !err; k++) {
 		struct hunit *h = &pl->hu[k];
-		uint64_t step = phase_step(pl, h), first = align_up(cur, h->align), at, best_at = first;
+		uint64_t step = h->align < pl->span_bytes ? h->align : pl->span_bytes, first = align_up(cur, h->align), at, best_at = first;
 		double best = -1;
 
 		/* the next way span: every set once; the first of equal cost */
