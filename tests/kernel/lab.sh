@@ -51,7 +51,8 @@
 #
 # Environment: JOBS (make -j, default: nproc), CACHEPIN (the binary,
 # default: the project's), LOADS (downloads per traced window, 2), MIB
-# (size of each download, 4), PERF_SECONDS (perf window, 15), PLAN_FROM
+# (size of each download, 4), PERF_SECONDS (perf window, 60), PERF_FREQ
+# (its sampling frequency, 4000 Hz), PLAN_FROM
 # (the profile of the plan that is booted and used by the stability and
 # MIPS stages: perf or trace; default perf; replan makes the other),
 # CCACHE_DIR (default WORKDIR/ccache).
@@ -77,7 +78,8 @@ OM=$SRC/o-mips
 JOBS=${JOBS:-$(nproc)}
 LOADS=${LOADS:-2}
 MIB=${MIB:-4}
-PERF_SECONDS=${PERF_SECONDS:-15}
+PERF_SECONDS=${PERF_SECONDS:-60}
+PERF_FREQ=${PERF_FREQ:-4000}
 PLAN_FROM=${PLAN_FROM:-perf}
 CACHE=cortex-a9-32k
 MIPS_CACHE=mips-74k-32k
@@ -352,7 +354,7 @@ boot_pair() {
 	if [ -n "$perf" ]; then
 		echo "loop p1 $MIB" >&5
 		sleep 2
-		echo "perf p1 $PERF_SECONDS" >&3
+		echo "perf p1 $PERF_SECONDS $PERF_FREQ" >&3
 		wait_for "$D/router.log" "^LAB: p1 perf done" $((PERF_SECONDS * 4 + 300))
 		echo "stop p1" >&5
 		wait_for "$D/hosts.log" "^LAB: p1 stopped" 120
