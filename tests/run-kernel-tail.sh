@@ -57,6 +57,10 @@ addr() { nm "$1" | awk -v s="$2" '$3 == s { print $1 }'; }
 
 printf '%s@vmlinux %s\n' hot_a 100 hot_b 100 hot_c 100 hot_d 40 lock_x 25 sched_y 25 > hot.txt
 $CACHEPIN profile -o k.profile k hot.txt || fail "profile failed"
+# a hot list's bare names are the kernel's functions too
+sed 's/@vmlinux//' hot.txt > bare.txt
+$CACHEPIN profile -o bare.profile k bare.txt || fail "profile of bare names failed"
+cmp k.profile bare.profile || fail "bare names give another profile than NAME@vmlinux"
 $CACHEPIN plan --max-pad 4096 -c 32K:4:32 -m k.map -o plan.lds -a plan.align k k.profile \
 	2> plan.log || { cat plan.log; fail "plan failed"; }
 # the plan takes the sched and lock text at the next multiple of 8 KiB,

@@ -217,7 +217,11 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	if (fr->flags & CACHEPIN_FRAME_KERNEL) {
 		if (!(pb->flags & CACHEPIN_PBUILD_KERNEL) || !cachepin_kernel_dso_is_image(fr->dso))
 			return -1;
-	} else {
+	} else if (fr->dso || !(pb->flags & CACHEPIN_PBUILD_KERNEL)) {
+		/*
+		 * a frame that does not say whose code it is (a hot list's
+		 * "NAME WEIGHT", an [unknown] dso) is looked up in a kernel too
+		 */
 		if (!(pb->flags & CACHEPIN_PBUILD_USER))
 			return -1;
 		if (fr->dso && fr->dso[0] != '[' && strcmp(cachepin_base_name(fr->dso), pb->base))
