@@ -1,5 +1,5 @@
 #!/bin/sh
-# A kernel's text after TEXT_TEXT (sched, lock text) moves to the block alignment in a relink with the hook; plan colours around it there, and check fails a link without that alignment.
+# A kernel's text after TEXT_TEXT (sched, lock text) moves to the block alignment in a relink with the hook: plan colours around it there, check fails a link without that alignment, and where even keep is worse than the link nothing moves.
 . "$(dirname "$0")/test-subr.sh"
 need_cmd gcc nm awk
 
@@ -116,6 +116,38 @@ EOF
 $CACHEPIN score -c 32K:4:32 k3 k.profile > score3.txt || fail "score of k3 failed"
 [ "$(awk '$1 == "misses" && $2 == "LRU" { print $3 }' score3.txt)" -gt 100000 ] ||
 	fail "k3 should thrash the sched text's sets: $(grep 'misses LRU' score3.txt)"
+
+# within the default padding budget only keep is left, and keeping the
+# link's sets in a block moves the sched text too, to where hot_d
+# thrashes it (98,695 misses against the link's 1,018): nothing moves,
+# and a relink with the empty fragment is the link, byte for byte
+: > layout.lds
+: > layout-end.lds
+$CACHEPIN plan -c 32K:4:32 -m k.map -o none.lds -a none.align k k.profile 2> none.log ||
+	{ cat none.log; fail "plan within the padding budget failed"; }
+grep -e '  link ' -e '  keep ' -e 'no layout' none.log | sed 's/(in [0-9.]* s)/(in T s)/' > none.sum
+testrun_compare cat none.sum <<'EOF'
+cachepin:   link               1018             <- planned
+cachepin:   keep              98695  +9595.0 %  (worse than the link somewhere)
+cachepin: no layout: no candidate beats the link, and keeping its sets in a block is worse than it; nothing moves (in T s)
+EOF
+testrun_compare grep -v -e '^ \* cachepin ' -e '^ \* cache ' none.lds <<'EOF'
+/*
+ * no block: the link stays
+ * No layout: no candidate beat the link, so nothing moves.
+ */
+EOF
+testrun_compare grep -v '^#' none.align <<'EOF'
+block-align 8192
+cache 32K:4:32 32 256
+EOF
+cp none.lds layout.lds
+sed -n '/^\. = ALIGN(0x[0-9a-fA-F]*);$/{p;q}' none.lds > layout-end.lds
+link k4
+cmp k k4 || fail "a relink with the empty fragment is not the link"
+testrun_compare $CACHEPIN check k4 none.align <<'EOF'
+ok: the plan moves nothing (the link stays)
+EOF
 
 # a tail line that names nothing in the binary is a failure too
 sed 's/^tail sched_y/tail no_such_fn/' plan.align > bad.align

@@ -120,6 +120,13 @@ struct cachepin_plan {
 	struct cachepin_plan_eval *evals;	/* per opts->caches entry */
 	size_t nr_evals;
 	enum cachepin_plan_method method;	/* the method planned */
+	/*
+	 * Nothing moves: no candidate beat the link, and keeping its sets
+	 * was worse than the link somewhere (a kernel's text after the block
+	 * moves in any relink with a plan).  No units; the fragment names
+	 * nothing and has no ALIGN, so a relink with it is the link.
+	 */
+	bool unchanged;
 	size_t nr_folds;	/* held-out folds the methods were scored on (0: in-sample) */
 	uint64_t link_misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses of the link */
 	struct cachepin_plan_cand cands[CACHEPIN_PLAN_NR_METHODS];

@@ -94,9 +94,12 @@ void emit_header(FILE *f, const struct cachepin_plan *plan, const struct cachepi
 
 	fprintf(f, "%s cachepin %s; binary build-id %s; profile %016" PRIx64 "\n", lead,
 		info->version, *info->build_id ? info->build_id : "-", info->profile_digest);
-	fprintf(f, "%s block aligned to %" PRIu64 " bytes, %" PRIu64 " bytes: %zu hot units, %zu fill units, %" PRIu64
-		" bytes of padding\n", lead, plan->block_align, plan->size, plan->nr_hot, plan->nr_fill,
-		plan->pad);
+	if (plan->unchanged)
+		fprintf(f, "%s no block: the link stays\n", lead);
+	else
+		fprintf(f, "%s block aligned to %" PRIu64 " bytes, %" PRIu64 " bytes: %zu hot units, %zu fill units, %" PRIu64
+			" bytes of padding\n", lead, plan->block_align, plan->size, plan->nr_hot,
+			plan->nr_fill, plan->pad);
 	for (i = 0; i < info->nr_scores; i++) {
 		const struct cachepin_emit_score *s = &info->scores[i];
 
@@ -118,6 +121,14 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 		return -ENOMEM;
 	fprintf(f, "/*\n");
 	emit_header(f, plan, info, " *");
+	if (plan->unchanged) {
+		/* no ALIGN either: the kernel hook copies the first one to the end of TEXT_TEXT */
+		fprintf(f, " * No layout: no candidate beat the link, so nothing moves.\n */\n");
+		if (info->standalone)
+			fprintf(f, "SECTIONS\n{\n}\nINSERT BEFORE .text;\n");
+		free_sections(names);
+		return ferror(f) ? -EIO : 0;
+	}
 	fprintf(f, " * Hot units sit at fixed offsets from __cachepin_start; cold units fill the gaps.\n */\n");
 	if (info->standalone)
 		fprintf(f, "SECTIONS\n{\n\t.text.hot : {\n");

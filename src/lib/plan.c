@@ -250,6 +250,15 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		return err;
 	if (method != CACHEPIN_PLAN_SEARCH)
 		runs = 1;	/* the others do not depend on the seed */
+	/* do no harm: the link itself, when keeping its sets is worse than it */
+	if (method == CACHEPIN_PLAN_KEEP && choice.nr_folds && !choice.cands[method].eligible) {
+		for (i = 0; i < o->nr_caches; i++)
+			if (o->caches[i].way_span > plan->block_align)
+				plan->block_align = o->caches[i].way_span;
+		plan->method = method;
+		plan->unchanged = true;
+		runs = 0;
+	}
 	/* restarts: each a full search; the full model of every geometry judges */
 	for (run = 0; run < runs; run++) {
 		struct cachepin_plan cand;

@@ -109,6 +109,12 @@ int cmd_check(int argc, char **argv)
 	al = cachepin_align__read(argv[first + 1]);
 	if (!al)
 		goto out;
+	if (!al->nr) {
+		if (!c.quiet)
+			printf("ok: the plan moves nothing (the link stays)\n");
+		rc = 0;
+		goto out;
+	}
 	cachepin_align__anchor(al, sm, &v);
 	check_start(al, &v, &c);
 	if (cachepin_align__verify(al, sm, &v, check_entry, &c)) {

@@ -214,6 +214,11 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			sc[i].before ? 100.0 * ((double)sc[i].after - (double)sc[i].before) / (double)sc[i].before : 0,
 			e->lru_before, e->lru_after);
 	}
+	if (plan->unchanged) {
+		fprintf(stderr, "cachepin: no layout: no candidate beats the link, and keeping its sets in a block is worse than it; nothing moves (in %.2f s)\n",
+			secs);
+		return;
+	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
 		" bytes, %" PRIu64 " bytes of padding; %s in %.2f s",
 		plan->nr_hot, plan->nr_unplaceable, plan->nr_fill, plan->size, plan->pad,
@@ -310,7 +315,7 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 	fprintf(stderr, "cachepin:   %-8s", "link");
 	for (i = 0; i < a->in.nr_caches; i++)
 		fprintf(stderr, " %14" PRIu64, plan->link_misses[i]);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", plan->unchanged ? "             <- planned" : "");
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 
@@ -322,7 +327,7 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 		fprintf(stderr, "  %+6.1f %%%s%s\n", 100 * (cd->ratio - 1),
 			cd->over_pad ? "  (padding over the budget)" :
 			cd->eligible ? "" : "  (worse than the link somewhere)",
-			k == plan->method ? "  <- planned" : "");
+			k == plan->method && !plan->unchanged ? "  <- planned" : "");
 	}
 }
 
