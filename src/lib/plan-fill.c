@@ -35,6 +35,21 @@ static bool fill_candidate(const struct cachepin_binary *bin, const struct cache
 	return true;
 }
 
+uint64_t cachepin_plan_fillable(const struct planner *pl)
+{
+	const struct cachepin_binary *bin = pl->bin;
+	uint64_t n = 0, hot = 0;
+	size_t i;
+
+	for (i = 0; i < bin->nr_units; i++)
+		if (fill_candidate(bin, &bin->units[i]))
+			n += bin->units[i].size;
+	for (i = 0; i < pl->nr_hu; i++)
+		if (fill_candidate(bin, &bin->units[pl->hu[i].unit]))
+			hot += pl->hu[i].size;
+	return n - hot;
+}
+
 struct cold {
 	uint32_t unit;
 	uint64_t size, align, addr;

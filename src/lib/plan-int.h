@@ -165,6 +165,9 @@ int cachepin_plan_density(struct planner *pl);
 int cachepin_plan_colour(struct planner *pl);
 int cachepin_plan_c3(struct planner *pl);
 
+/* plan-fill.c: the bytes of the cold units the fill may put in gaps. */
+uint64_t cachepin_plan_fillable(const struct planner *pl);
+
 /* plan-fill.c: the units of PLAN in block order, the gaps filled.  0 or -ENOMEM. */
 int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);
 
