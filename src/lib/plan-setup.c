@@ -95,7 +95,7 @@ static int collect_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *
  * ends TEXT_TEXT there (see the kbuild patches): from the lowest such
  * unit above the hot units to the end of its output section, the code
  * moves by the distance to that multiple.  Unplanned links have it
- * elsewhere: 0x15a0 bytes off on the router kernel, which put its
+ * elsewhere: 0x1598 bytes off on the router kernel, which put its
  * hottest fixed code (the spinlocks) in other sets than the planner
  * coloured around.
  */
