@@ -66,13 +66,18 @@ struct cachepin_verify_entry {
 	bool one_at_slot;	/* then: one of them is at the planned offset */
 };
 
+enum cachepin_verify_tail {
+	CACHEPIN_TAIL_OK,		/* where the plan took it, or no 'tail' line */
+	CACHEPIN_TAIL_MOVED,		/* at another phase of the block alignment */
+	CACHEPIN_TAIL_MISSING,		/* its symbol is not in the binary */
+};
+
 struct cachepin_verify {
 	bool have_start;	/* the binary has __cachepin_start */
 	uint64_t start;		/* the block start: __cachepin_start, or from the anchor */
 	const char *anchor;	/* without __cachepin_start: the symbol the start is taken from */
 	bool misaligned;	/* __cachepin_start is not a multiple of the block alignment */
-	int tail;		/* the 'tail' symbol: 0 as planned (or no tail line),
-				 * 1 elsewhere, 2 missing */
+	enum cachepin_verify_tail tail;	/* the 'tail' symbol */
 	uint64_t tail_addr;	/* where it is now */
 	size_t ok, moved, fill_moved, missing, unnamed;
 };

@@ -385,14 +385,14 @@ int cachepin_align__verify(const struct cachepin_align *al, const struct cachepi
 		if (fn)
 			fn(ctx, &ve);
 	}
-	v->tail = 0;
+	v->tail = CACHEPIN_TAIL_OK;
 	if (al->tail_symbol) {
 		int r = cachepin_symmap__lookup(sm, al->tail_symbol, &v->tail_addr);
 
 		if (r == 1)
-			v->tail = 2;
+			v->tail = CACHEPIN_TAIL_MISSING;
 		else if (r == 0 && v->tail_addr % al->block_align != al->tail_phase)
-			v->tail = 1;
+			v->tail = CACHEPIN_TAIL_MOVED;
 	}
-	return v->misaligned || v->moved || v->missing || v->tail ? 1 : 0;
+	return v->misaligned || v->moved || v->missing || v->tail != CACHEPIN_TAIL_OK ? 1 : 0;
 }

@@ -352,7 +352,8 @@ int cachepin_plan_colour(struct planner *pl)
 	/* pl->hu is in density order */
 	for (k = 0; k < pl->nr_hu && !err; k++) {
 		struct hunit *h = &pl->hu[k];
-		uint64_t step = h->align < pl->span_bytes ? h->align : pl->span_bytes, first = align_up(cur, h->align), at, best_at = first;
+		uint64_t step = h->align < pl->span_bytes ? h->align : pl->span_bytes;
+		uint64_t first = align_up(cur, h->align), at, best_at = first;
 		uint64_t window = allow > gaps ? allow - gaps + 1 : 1;
 		double best = -1;
 

@@ -165,6 +165,9 @@ int cachepin_plan_density(struct planner *pl);
 int cachepin_plan_colour(struct planner *pl);
 int cachepin_plan_c3(struct planner *pl);
 
+/* plan-setup.c: the block alignment for OPTS' geometries, their largest way span. */
+uint64_t cachepin_plan_block_align(const struct cachepin_plan_opts *o);
+
 /* plan-fill.c: the bytes of the cold units the fill may put in gaps. */
 uint64_t cachepin_plan_fillable(const struct planner *pl);
 

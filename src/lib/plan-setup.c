@@ -13,6 +13,17 @@
 #define SEARCH_REFS_MAX (512u << 10)
 #define SEARCH_REFS_PER_ITEM 32	/* so that most granules get a fetch */
 
+uint64_t cachepin_plan_block_align(const struct cachepin_plan_opts *o)
+{
+	uint64_t a = 0;
+	size_t i;
+
+	for (i = 0; i < o->nr_caches; i++)
+		if (o->caches[i].way_span > a)
+			a = o->caches[i].way_span;
+	return a;
+}
+
 /* The geometries of the options; the block alignment; *MAXWAYS. */
 static int setup_geos(struct planner *pl, struct cachepin_plan *plan, uint32_t *maxways)
 {
@@ -25,12 +36,11 @@ static int setup_geos(struct planner *pl, struct cachepin_plan *plan, uint32_t *
 	for (i = 0; i < o->nr_caches; i++) {
 		pl->geo[i].c = &o->caches[i];
 		pl->geo[i].scale = 1;
-		if (o->caches[i].way_span > plan->block_align)
-			plan->block_align = o->caches[i].way_span;
 		if (o->caches[i].ways > *maxways)
 			*maxways = o->caches[i].ways;
 	}
 	/* offsets repeat their sets, in every geometry, after the largest way span */
+	plan->block_align = cachepin_plan_block_align(o);
 	pl->span_bytes = plan->block_align;
 	return 0;
 }

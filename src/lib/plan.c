@@ -252,9 +252,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		runs = 1;	/* the others do not depend on the seed */
 	/* do no harm: the link itself, when keeping its sets is worse than it */
 	if (method == CACHEPIN_PLAN_KEEP && choice.nr_folds && !choice.cands[method].eligible) {
-		for (i = 0; i < o->nr_caches; i++)
-			if (o->caches[i].way_span > plan->block_align)
-				plan->block_align = o->caches[i].way_span;
+		plan->block_align = cachepin_plan_block_align(o);
 		plan->method = method;
 		plan->unchanged = true;
 		runs = 0;

@@ -77,10 +77,10 @@ static void check_start(const struct cachepin_align *al, const struct cachepin_v
 static void check_tail(const struct cachepin_align *al, const struct cachepin_verify *v,
 		       const struct check_ctx *c)
 {
-	if (v->tail == 2)
+	if (v->tail == CACHEPIN_TAIL_MISSING)
 		printf("missing: %s (the text after the block) is not in '%s'\n", al->tail_symbol,
 		       c->binary);
-	else if (v->tail == 1)
+	else if (v->tail == CACHEPIN_TAIL_MOVED)
 		printf("moved: the text after the block: %s planned at 0x%" PRIx64 " past a multiple of %" PRIu64
 		       ", now at 0x%" PRIx64 " (0x%" PRIx64 "); its sets differ from the plan's "
 		       "(is TEXT_TEXT ended on the block alignment? the kbuild patches and cachepin-kbuild -n do)\n",
@@ -121,7 +121,7 @@ int cmd_check(int argc, char **argv)
 		check_tail(al, &v, &c);
 		printf("FAILED: %zu of %zu units in place, %zu hot moved, %zu missing%s%s\n", v.ok,
 		       al->nr, v.moved, v.missing, v.misaligned ? ", block start misaligned" : "",
-		       v.tail ? ", the text after the block elsewhere" : "");
+		       v.tail != CACHEPIN_TAIL_OK ? ", the text after the block elsewhere" : "");
 		goto out;
 	}
 	if (!c.quiet || v.fill_moved)
