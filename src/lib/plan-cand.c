@@ -11,7 +11,8 @@
  *   colour   a greedy line colouring: densest first, each unit at the
  *            offset within the next way span that adds the least conflict,
  *            a line's conflict in a set that already holds WAYS lines being
- *            the smaller of its fetches and the weakest line's there
+ *            the smaller of its fetches and the lightest of the WAYS
+ *            heaviest lines' there
  *
  * cachepin_plan__run() scores them with the search on held-out halves.
  */
@@ -236,21 +237,36 @@ out:
 
 #define COLOUR_FILL 0.5	/* share of the cold bytes the gaps may take */
 
-struct cset {			/* one set of one geometry */
-	uint32_t lines;
-	double weakest;		/* fewest fetches of a line in it */
+/*
+ * One set of one geometry: the WAYS heaviest lines in it (they stay), and
+ * the lightest of them.  A line added to a full set costs the lighter of
+ * itself and that one: the loser is fetched again each time.
+ */
+struct cset {
+	uint32_t lines;		/* in top, at most the ways */
+	uint32_t min;		/* index of the lightest in top */
+	double *top;		/* the heaviest lines' fetches */
 };
 
 struct colour {
 	struct planner *pl;
 	struct cset *sets[CACHEPIN_PLAN_MAX_GEO];
+	double *tops[CACHEPIN_PLAN_MAX_GEO];
 };
 
-static void cset_add(struct cset *s, double c)
+static void cset_add(struct cset *s, double c, uint32_t ways)
 {
-	if (!s->lines || c < s->weakest)
-		s->weakest = c;
-	s->lines++;
+	uint32_t i;
+
+	if (s->lines < ways)
+		s->top[s->lines++] = c;
+	else if (c > s->top[s->min])
+		s->top[s->min] = c;
+	else
+		return;
+	for (s->min = 0, i = 1; i < s->lines; i++)
+		if (s->top[i] < s->top[s->min])
+			s->min = i;
 }
 
 /*
@@ -288,13 +304,17 @@ static double unit_lines(struct colour *cl, const struct hunit *h, uint64_t off,
 
 static double line_conflict(struct cset *s, double c, uint32_t ways)
 {
-	return s->lines >= ways ? (c < s->weakest ? c : s->weakest) : 0;
+	double w;
+
+	if (s->lines < ways)
+		return 0;
+	w = s->top[s->min];
+	return c < w ? c : w;
 }
 
 static double line_commit(struct cset *s, double c, uint32_t ways)
 {
-	(void)ways;
-	cset_add(s, c);
+	cset_add(s, c, ways);
 	return 0;
 }
 
@@ -319,7 +339,8 @@ static void colour_fixed(struct colour *cl)
 				continue;
 			}
 			if (line != UINT64_MAX)
-				cset_add(&cl->sets[gi][addr_set(g, line << g->c->line_shift)], c);
+				cset_add(&cl->sets[gi][addr_set(g, line << g->c->line_shift)], c,
+					 g->c->ways);
 			if (!it)
 				break;
 			line = it->addr >> g->c->line_shift;
@@ -335,11 +356,19 @@ int cachepin_plan_colour(struct planner *pl)
 	size_t gi, k;
 	int err = 0;
 
-	for (gi = 0; gi < pl->nr_geo; gi++)
-		if (!(cl.sets[gi] = calloc(pl->geo[gi].c->sets, sizeof(*cl.sets[gi])))) {
+	for (gi = 0; gi < pl->nr_geo; gi++) {
+		const struct cachepin_cache *c = pl->geo[gi].c;
+		uint32_t set;
+
+		cl.sets[gi] = calloc(c->sets, sizeof(*cl.sets[gi]));
+		cl.tops[gi] = calloc((size_t)c->sets * c->ways, sizeof(*cl.tops[gi]));
+		if (!cl.sets[gi] || !cl.tops[gi]) {
 			err = -ENOMEM;
 			goto out;
 		}
+		for (set = 0; set < c->sets; set++)
+			cl.sets[gi][set].top = cl.tops[gi] + (size_t)set * c->ways;
+	}
 	colour_fixed(&cl);
 	/*
 	 * The gaps it leaves are filled with cold units or padded: in all
@@ -381,7 +410,9 @@ int cachepin_plan_colour(struct planner *pl)
 		cur = best_at + h->room;
 	}
 out:
-	for (gi = 0; gi < pl->nr_geo; gi++)
+	for (gi = 0; gi < pl->nr_geo; gi++) {
 		free(cl.sets[gi]);
+		free(cl.tops[gi]);
+	}
 	return err;
 }
