@@ -88,6 +88,7 @@ struct cachepin_plan_cand {
 	bool over_pad;		/* more padding than opts.max_pad allows (keep excepted) */
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
+	int focus;		/* colour: the geometry it was planned for first, -1: all alike */
 };
 
 /* The full model's verdict on a plan, for one geometry. */
@@ -120,6 +121,7 @@ struct cachepin_plan {
 	struct cachepin_plan_eval *evals;	/* per opts->caches entry */
 	size_t nr_evals;
 	enum cachepin_plan_method method;	/* the method planned */
+	int focus;		/* colour: the geometry planned for first, -1: all alike */
 	/*
 	 * Nothing moves: no candidate beat the link, and keeping its sets
 	 * was worse than the link somewhere (a kernel's text after the block

@@ -12,7 +12,8 @@
  *            offset within the next way span that adds the least conflict,
  *            a line's conflict in a set that already holds WAYS lines being
  *            the smaller of its fetches and the lightest of the WAYS
- *            heaviest lines' there
+ *            heaviest lines' there; each geometry's conflict weighed by
+ *            the link's misses there, so that all count alike
  *
  * cachepin_plan__run() scores them with the search on held-out halves.
  */
@@ -393,7 +394,7 @@ int cachepin_plan_colour(struct planner *pl)
 			double cost = 0;
 
 			for (gi = 0; gi < pl->nr_geo; gi++)
-				cost += unit_lines(&cl, h, at, gi, line_conflict);
+				cost += pl->weight[gi] * unit_lines(&cl, h, at, gi, line_conflict);
 			if (best < 0 || cost < best) {
 				best = cost;
 				best_at = at;

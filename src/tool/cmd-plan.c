@@ -324,7 +324,10 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 		fprintf(stderr, "cachepin:   %-8s", cachepin_plan__method_name((enum cachepin_plan_method)k));
 		for (i = 0; i < a->in.nr_caches; i++)
 			fprintf(stderr, " %14" PRIu64, cd->misses[i]);
-		fprintf(stderr, "  %+6.1f %%%s%s\n", 100 * (cd->ratio - 1),
+		fprintf(stderr, "  %+6.1f %%", 100 * (cd->ratio - 1));
+		if (cd->focus >= 0)
+			fprintf(stderr, "  (for %s first)", a->in.caches[cd->focus].name);
+		fprintf(stderr, "%s%s\n",
 			cd->over_pad ? "  (padding over the budget)" :
 			cd->eligible ? "" : "  (worse than the link somewhere)",
 			k == plan->method && !plan->unchanged ? "  <- planned" : "");
