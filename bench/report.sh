@@ -146,19 +146,48 @@ done
 echo
 echo "## Summary"
 echo
-echo "cachepin (the plan for both sizes) against the best of the layouts that are not"
-echo "cachepin's (conflict = misses - FA):"
+echo "Each cache's own plan (cachepin16, cachepin32, cachepin64) against the best"
+echo "of the layouts that are not cachepin's (conflict = misses - FA; ratio ="
+echo "plan / peer):"
 echo
-echo "| program | cache | cachepin misses | best peer | its misses | cachepin conflict | peer conflict | conflict ratio |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|"
+echo "| program | cache | plan | its misses | best peer | its misses | ratio | plan conflict | peer conflict | conflict ratio |"
+echo "|---|---:|---|---:|---|---:|---:|---:|---:|---:|"
 for p; do
 	awk -F, -v p="$p" '
 		NR > 1 && $1 == p { m[$2, $3] = $4; fa[$2, $3] = $5; L[$2] = 1; C[$3] = 1 }
 		END {
 			for (s in C) {
+				y = "cachepin" s / 1024
+				if (!(y in L))
+					continue
 				bp = ""; for (l in L) if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
-				cc = m["cachepin", s] - fa["cachepin", s]; pc = m[bp, s] - fa[bp, s]
-				printf "%d| %s | %dK | %d | %s | %d | %d | %d | %s |\n", s, p, s / 1024, m["cachepin", s], bp, m[bp, s], cc, pc, (pc > 0 ? sprintf("%.2f", cc / pc) : "-")
+				cc = m[y, s] - fa[y, s]; pc = m[bp, s] - fa[bp, s]
+				printf "%d| %s | %dK | %s | %d | %s | %d | %.3f | %d | %d | %s |\n", s, p, s / 1024, y, m[y, s], bp, m[bp, s], m[bp, s] ? m[y, s] / m[bp, s] : 0, cc, pc, (pc > 0 ? sprintf("%.2f", cc / pc) : "-")
+			}
+		}' "$CSV" | sort -n | cut -d'|' -f2- | sed 's/^/|/'
+done
+# the sizes cachepin's multi-geometry plan is for
+plan_sizes=$(echo "${PLAN_CACHES:-32K:4:32,64K:4:32}" | tr ',' '\n' |
+	awk -F: '{ v = $1; m = 1; if (v ~ /K$/) m = 1024; else if (v ~ /M$/) m = 1048576; sub(/[KM]$/, "", v); print v * m }')
+echo
+echo "cachepin, the plan for ${PLAN_CACHES:-32K:4:32,64K:4:32}, at each of its geometries against the"
+echo "default link and the best of the layouts that are not cachepin's:"
+echo
+echo "| program | cache | cachepin misses | default | change | best peer | its misses | ratio |"
+echo "|---|---:|---:|---:|---:|---|---:|---:|"
+for p; do
+	awk -F, -v p="$p" -v sizes="$plan_sizes" '
+		BEGIN { n = split(sizes, z, /[ \n]+/); for (i = 1; i <= n; i++) P[z[i]] = 1 }
+		NR > 1 && $1 == p { m[$2, $3] = $4; L[$2] = 1; C[$3] = 1 }
+		END {
+			if (!("cachepin" in L))
+				exit
+			for (s in C) {
+				if (!(s in P))
+					continue
+				bp = ""; for (l in L) if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
+				d = m["default", s]
+				printf "%d| %s | %dK | %d | %d | %s | %s | %d | %.3f |\n", s, p, s / 1024, m["cachepin", s], d, d ? sprintf("%+.1f %%", (m["cachepin", s] - d) * 100 / d) : "-", bp, m[bp, s], m[bp, s] ? m["cachepin", s] / m[bp, s] : 0
 			}
 		}' "$CSV" | sort -n | cut -d'|' -f2- | sed 's/^/|/'
 done
@@ -241,7 +270,7 @@ for p; do
 				s = c[j]
 				if (!(("default", s) in cg))
 					continue
-				ny = split("cachepin cachepin64", ys, " ")
+				ny = split("cachepin cachepin16 cachepin32 cachepin64", ys, " ")
 				for (l = 1; l <= ny; l++) {
 					y = ys[l]
 					if (!((y, s) in cg))

@@ -16,7 +16,8 @@
 #   c3         call-chain clustering (Ottoni and Maher, CGO 2017; bench/c3.c)
 #   lld        ld.lld --call-graph-ordering-file from the same profile
 #   cachepin   cachepin plan for $PLAN_CACHES (both Cortex-A9 sizes)
-#   cachepin64 cachepin plan for 64K:4:32 alone
+#   cachepin16, cachepin32, cachepin64
+#              cachepin plan for 16K:4:32, 32K:4:32, 64K:4:32 alone
 #   randK      the functions with samples first, in random order K of
 #              $RANDOM_ORDERS (seeded by the program's name and K)
 #
@@ -24,7 +25,7 @@
 # valgrind --tool=cachegrind for every size in $CACHES, 4 ways, 32-byte
 # lines, and for all but the random orders with a fully associative cache of
 # the same size (the reference without conflict misses).  Then it links
-# every layout but the random orders again $PERTURB times with unrelated
+# the layouts of $STAB_LAYOUTS again $PERTURB times with unrelated
 # changes (a pad section of random size at a random place of the link
 # order, the code before the hot block grown, one hot function grown by 4
 # to 64 bytes) and reports min/median/max misses at $STAB_CACHES.  Every
@@ -57,6 +58,8 @@
 #   LAYOUTS      the layouts to compare (all of the above but randK;
 #                --check: not align32 and align64, which need two more
 #                builds)
+#   STAB_LAYOUTS the layouts of the perturbed builds ($LAYOUTS but
+#                cachepin16 and cachepin32)
 #   PLAN_CACHES  cachepin plan's -c (32K:4:32,64K:4:32: one layout for both
 #                Cortex-A9 sizes)
 #   PROFILE_FREQ perf record -F (20000)
@@ -100,7 +103,13 @@ full)
 	[ $# -eq 0 ] && set -- readelf
 	;;
 esac
-LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin cachepin64}
+LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin cachepin16 cachepin32 cachepin64}
+# the perturbed builds: every layout but the plans for one small cache
+if [ -z "$STAB_LAYOUTS" ]; then
+	for l in $LAYOUTS; do
+		case $l in cachepin16|cachepin32) ;; *) STAB_LAYOUTS="$STAB_LAYOUTS $l" ;; esac
+	done
+fi
 # the model's geometries: the sizes of $CACHES as cachegrind simulates them
 MODEL_CACHES=$(for s in $CACHES; do printf '%s:4:32,' $s; done)
 MODEL_CACHES=${MODEL_CACHES%,}
@@ -297,6 +306,8 @@ bench_program() {
 	for l in $LAYOUTS; do
 		case $l in
 		cachepin) c=$PLAN_CACHES ;;
+		cachepin16) c=16K:4:32 ;;
+		cachepin32) c=32K:4:32 ;;
 		cachepin64) c=64K:4:32 ;;
 		*) continue ;;
 		esac
@@ -379,7 +390,7 @@ bench_program() {
 				{ print }
 				END { if (n <= pos) print pad }' "$W/$b/link-inputs" > "$W/$b/link-inputs.use"
 		done
-		for l in $LAYOUTS; do
+		for l in $STAB_LAYOUTS; do
 			link_layout $l "$d/$l" -Wl,-T,"$d/pre.lds"
 			(cd "$IN" && $ENV "$d/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$d/out.$l")
 			cmp -s "$W/out.ref" "$d/out.$l" || die "'$p' perturbed build $k of '$l' prints something else"
@@ -400,6 +411,8 @@ bench_program() {
 			cg_job "$L/$l" $s 4 "$CG/$l.$s.sa" >> "$W/jobs"
 			cg_job "$L/$l" $s $((s / 32)) "$CG/$l.$s.fa" >> "$W/jobs"
 		done
+	done
+	for l in $STAB_LAYOUTS; do
 		k=1
 		while [ $k -le "$PERTURB" ]; do
 			for s in $STAB_CACHES; do
@@ -438,7 +451,7 @@ bench_program() {
 			echo "$p,$l,$s,$mi,$mh,$(misses "$CG/$l.$s.sa")"
 		done
 	done >> "$RESULTS/model.csv.tmp"
-	for l in $LAYOUTS; do
+	for l in $STAB_LAYOUTS; do
 		for s in $STAB_CACHES; do
 			k=1
 			while [ $k -le "$PERTURB" ]; do
@@ -452,7 +465,7 @@ bench_program() {
 		cat "$W/profile.stats"
 		echo "text $(size -A "$L/default" | awk '$1 == ".text" { print $2 }')"
 		echo "args $prog_args_measure"
-		for l in $LAYOUTS; do
+		for l in $STAB_LAYOUTS; do
 			case $l in cachepin*) ;; *) continue ;; esac
 			echo "moved $l $(cat "$S"/*/$l.moved | awk '{ s += $1; if ($1 > 0) b++ } END { printf "%d %d", s, b }') $PERTURB"
 		done
@@ -468,4 +481,4 @@ echo "program,layout,cache,build,misses" | cat - "$RESULTS/stability.csv.tmp" > 
 echo "program,layout,cache,model_insample,model_holdout,misses" | cat - "$RESULTS/model.csv.tmp" > "$RESULTS/model.csv"
 rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp" "$RESULTS/model.csv.tmp"
 for p; do mv "$RESULTS/$p.info.tmp" "$RESULTS/$p.info"; done
-"$top/bench/report.sh" "$RESULTS" "$@"
+PLAN_CACHES=$PLAN_CACHES "$top/bench/report.sh" "$RESULTS" "$@"
