@@ -89,6 +89,7 @@ struct cachepin_plan_cand {
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
 	int focus;		/* colour: the geometry it was planned for first, -1: all alike */
+	bool ever;		/* colour: priced against the lightest line ever in a set */
 };
 
 /* The full model's verdict on a plan, for one geometry. */
@@ -122,6 +123,7 @@ struct cachepin_plan {
 	size_t nr_evals;
 	enum cachepin_plan_method method;	/* the method planned */
 	int focus;		/* colour: the geometry planned for first, -1: all alike */
+	bool ever;		/* colour: priced against the lightest line ever in a set */
 	/*
 	 * Nothing moves: no candidate beat the link, and keeping its sets
 	 * was worse than the link somewhere (a kernel's text after the block

@@ -241,12 +241,18 @@ out:
 /*
  * One set of one geometry: the WAYS heaviest lines in it (they stay), and
  * the lightest of them.  A line added to a full set costs the lighter of
- * itself and that one: the loser is fetched again each time.
+ * itself and that one: the loser is fetched again each time.  The other
+ * rule (pl->colour_ever) prices it against the lightest line ever added
+ * there: a set that holds one cold line takes hot ones cheaply.  That
+ * packs hot code onto fewer sets, which a kernel's exact trace rewards
+ * and user programs under perf mostly do not (see cachepin_plan_colour()).
  */
 struct cset {
 	uint32_t lines;		/* in top, at most the ways */
 	uint32_t min;		/* index of the lightest in top */
 	double *top;		/* the heaviest lines' fetches */
+	uint32_t all;		/* lines ever added */
+	double lightest;	/* the fewest fetches of one of them */
 };
 
 struct colour {
@@ -259,6 +265,8 @@ static void cset_add(struct cset *s, double c, uint32_t ways)
 {
 	uint32_t i;
 
+	if (!s->all++ || c < s->lightest)
+		s->lightest = c;
 	if (s->lines < ways)
 		s->top[s->lines++] = c;
 	else if (c > s->top[s->min])
@@ -313,6 +321,13 @@ static double line_conflict(struct cset *s, double c, uint32_t ways)
 	return c < w ? c : w;
 }
 
+static double line_conflict_ever(struct cset *s, double c, uint32_t ways)
+{
+	if (s->all < ways)
+		return 0;
+	return c < s->lightest ? c : s->lightest;
+}
+
 static double line_commit(struct cset *s, double c, uint32_t ways)
 {
 	cset_add(s, c, ways);
@@ -352,6 +367,8 @@ static void colour_fixed(struct colour *cl)
 
 int cachepin_plan_colour(struct planner *pl)
 {
+	double (*conflict)(struct cset *s, double c, uint32_t ways) =
+		pl->colour_ever ? line_conflict_ever : line_conflict;
 	struct colour cl = { .pl = pl };
 	uint64_t cur = 0, allow, gaps = 0;
 	size_t gi, k;
@@ -394,7 +411,7 @@ int cachepin_plan_colour(struct planner *pl)
 			double cost = 0;
 
 			for (gi = 0; gi < pl->nr_geo; gi++)
-				cost += pl->weight[gi] * unit_lines(&cl, h, at, gi, line_conflict);
+				cost += pl->weight[gi] * unit_lines(&cl, h, at, gi, conflict);
 			if (best < 0 || cost < best) {
 				best = cost;
 				best_at = at;

@@ -62,6 +62,7 @@ struct planner {
 	const struct cachepin_plan_opts *o;
 	struct geo geo[CACHEPIN_PLAN_MAX_GEO];
 	double weight[CACHEPIN_PLAN_MAX_GEO];	/* colour: 1 / the link's misses, 1 alone */
+	bool colour_ever;	/* colour: against the lightest line ever in a set */
 	size_t nr_geo;
 	uint64_t base, span_bytes;	/* block base, largest way span */
 	struct hunit *hu;

@@ -327,6 +327,8 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 		fprintf(stderr, "  %+6.1f %%", 100 * (cd->ratio - 1));
 		if (cd->focus >= 0)
 			fprintf(stderr, "  (for %s first)", a->in.caches[cd->focus].name);
+		if (cd->ever)
+			fprintf(stderr, "  (lightest-ever rule)");
 		fprintf(stderr, "%s%s\n",
 			cd->over_pad ? "  (padding over the budget)" :
 			cd->eligible ? "" : "  (worse than the link somewhere)",
