@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "cachepin/model.h"
+#include "flow.h"
 #include "internal.h"
 
 #define DEFAULT_REFS (2u << 20)
@@ -210,6 +211,7 @@ struct build {
 	double *site_w;		/* per edge: weight of its call site */
 	uint32_t gran;
 	bool whole_all;
+	struct cachepin_flow flow;	/* straight-line code, if decoded (decode != NULL) */
 	uint32_t slice_of[CACHEPIN_PROFILE_SLICES];	/* model slice -> profile slice */
 };
 
@@ -385,6 +387,30 @@ static void fill_holes(double *w, uint64_t nslot, uint64_t hole, bool whole)
 			w[t] = w[nslot - 1];
 }
 
+/*
+ * The code after a sampled granule runs as often as it does, up to the
+ * granule where its straight run ends (ENDS, from flow.c): timer samples
+ * land on a block's first instructions (measured: a router kernel's perf
+ * recording under QEMU, planned and scored on an exact trace of another
+ * run, 32 KiB 4-way LRU: -10.7 % from stock with the short holes alone,
+ * -30.8 % with this).  A no-op on an exact trace, where all of it has
+ * counts.
+ */
+static void fill_runs(double *w, const uint8_t *ends, uint64_t nslot)
+{
+	uint64_t s, t;
+
+	for (s = 0; s < nslot; s++) {
+		if (w[s] <= 0 || ends[s])
+			continue;
+		for (t = s + 1; t < nslot && w[t] <= 0; t++) {
+			w[t] = w[s];
+			if (ends[t])
+				break;
+		}
+	}
+}
+
 /* An item for every hot granule of W, in offset order, for model function F. */
 static int add_items(struct build *b, const struct mfunc *f, const double *w, uint64_t nslot)
 {
@@ -450,6 +476,23 @@ static int func_items(struct build *b, size_t i)
 	if (!w)
 		return -ENOMEM;
 	slot_weights(b, i, bf->flags & CACHEPIN_FUNC_SYNTHETIC, rem, w, nslot);
+	if (b->flow.decode && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
+		uint8_t *ends = calloc(nslot + 1, 1);
+
+		if (!ends) {
+			free(w);
+			return -ENOMEM;
+		}
+		/* -ENOTSUP, -EIO: no code to read, the short holes alone */
+		if ((err = cachepin_flow__ends(&b->flow, bf, b->gran, nslot, ends)) == -ENOMEM) {
+			free(ends);
+			free(w);
+			return err;
+		}
+		if (!err)
+			fill_runs(w, ends, nslot);
+		free(ends);
+	}
 	fill_holes(w, nslot, hole, whole);
 	err = add_items(b, f, w, nslot);
 	free(w);
@@ -753,6 +796,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		.p = p, .bin = bin, .map = map,
 		.gran = p->granule ? p->granule : CACHEPIN_PROFILE_GRANULE,
 		.whole_all = opts && opts->whole,
+		.flow = { .fd = -1 },
 	};
 	unsigned int half = opts ? opts->half : 0;
 	struct cachepin_profile mp = { 0 };
@@ -773,8 +817,11 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 	for (k = 0; k < b.p->nr_slices && k < CACHEPIN_PROFILE_SLICES; k++)
 		if (mask & (1u << k))
 			b.slice_of[b.m->nr_slices++] = k;
+	if (!err && cachepin_flow__open(&b.flow, bin))
+		b.flow.decode = NULL;	/* not decoded: the short holes alone */
 	if (!err)
 		err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
+	cachepin_flow__close(&b.flow);
 	if (b.p == &mp)
 		masked_free(&mp, p->nr_funcs);
 	if (b.mf)

@@ -14,7 +14,10 @@
  *   bin-dump objects FILE...      edge CALLER CALLER-OBJ CALLEE COUNT call|tail
  *   bin-dump srcline FILE ADDR... ADDR FILE:LINE [INLINED]
  *   bin-dump time FILE MAP        seconds for open + load_map, to stderr
+ *   bin-dump flow FILE            name offset [slot] for every instruction
+ *                                 after which a function's straight run ends
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +25,12 @@
 #include "cachepin/binary.h"
 #include "cachepin/objects.h"
 #include "cachepin/srcline.h"
+#include "flow.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: bin-dump funcs|units|secs|info|lookup|sym|find|off|fix|"
-		"objects|srcline|time FILE ...\n");
+		"objects|srcline|time|flow FILE ...\n");
 	exit(2);
 }
 
@@ -153,6 +157,34 @@ static int cmd_srcline(const char *path, char **addrs, int n)
 	return 0;
 }
 
+static void print_end(uint64_t off, bool after_slot, void *arg)
+{
+	printf("%s %llx%s\n", (const char *)arg, (unsigned long long)off, after_slot ? " slot" : "");
+}
+
+static int cmd_flow(const char *path)
+{
+	struct cachepin_binary *bin = open_bin(path, NULL);
+	struct cachepin_flow fl;
+	size_t i;
+	int err;
+
+	if ((err = cachepin_flow__open(&fl, bin))) {
+		fprintf(stderr, "bin-dump: '%s': %s\n", path, strerror(-err));
+		cachepin_binary__free(bin);
+		return 1;
+	}
+	for (i = 0; i < bin->nr_funcs && !err; i++) {
+		err = cachepin_flow__walk(&fl, &bin->funcs[i], UINT64_MAX, print_end,
+					  bin->funcs[i].name);
+		if (err == -ENOTSUP)
+			err = 0;
+	}
+	cachepin_flow__close(&fl);
+	cachepin_binary__free(bin);
+	return err ? 1 : 0;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -173,6 +205,8 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (!strcmp(cmd, "objects"))
 		return cmd_objects((const char *const *)argv + 2, (size_t)argc - 2);
+	if (!strcmp(cmd, "flow"))
+		return cmd_flow(argv[2]);
 	if (!strcmp(cmd, "srcline"))
 		return cmd_srcline(argv[2], argv + 3, argc - 3);
 	if (!strcmp(cmd, "time")) {

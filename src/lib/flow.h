@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Straight-line code of a function (flow.c): which of its granules end a
+ * run of instructions that execute one after the other.
+ */
+#ifndef CACHEPIN_FLOW_H
+#define CACHEPIN_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "cachepin/binary.h"
+
+struct cachepin_flow {
+	const struct cachepin_binary *bin;
+	int fd;			/* the binary, for its code */
+	int (*decode)(uint32_t word);	/* enum flow_kind of one instruction */
+};
+
+/* The decoder for BIN's instruction set: 0, -ENOTSUP (not decoded) or -errno. */
+int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *bin);
+void cachepin_flow__close(struct cachepin_flow *fl);
+
+/*
+ * Call FN for every instruction in the first MAX bytes of F after which
+ * its run stops, with its offset (AFTER_SLOT: a MIPS branch, the run
+ * takes its delay slot too).  Data in the code (literal pools, jump
+ * tables) is decoded as instructions.  0, -ENOTSUP (Thumb, no code in
+ * the file), -EIO or -ENOMEM.
+ */
+int cachepin_flow__walk(const struct cachepin_flow *fl, const struct cachepin_func *f,
+			uint64_t max, void (*fn)(uint64_t off, bool after_slot, void *arg), void *arg);
+
+/*
+ * ENDS[g] = 1 for every granule g (of GRAN bytes, NSLOT of them) of F
+ * that holds the instruction after which its run stops (a branch, jump
+ * or return; a MIPS branch's delay slot).  0, -ENOTSUP (Thumb, no code
+ * in the file), -EIO or -ENOMEM.
+ */
+int cachepin_flow__ends(const struct cachepin_flow *fl, const struct cachepin_func *f,
+			uint32_t gran, uint64_t nslot, uint8_t *ends);
+
+#endif

@@ -1,0 +1,135 @@
+#!/bin/sh
+# Straight-line runs of real ARM, AArch64 and MIPS programs: where cachepin's decoder ends a function's run agrees with objdump on every instruction, and the model takes a sampled granule's run as hot as it.
+. "$(dirname "$0")/test-subr.sh"
+need_cmd arm-linux-gnueabihf-gcc aarch64-linux-gnu-gcc mips-linux-gnu-gcc \
+	arm-linux-gnueabihf-objdump aarch64-linux-gnu-objdump mips-linux-gnu-objdump awk sort
+
+cat > prog.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+
+struct node { struct node *next; unsigned key, val; };
+
+static unsigned hash(unsigned x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352d;
+	x ^= x >> 15;
+	return x;
+}
+
+__attribute__((noinline)) unsigned lookup(struct node **tab, unsigned n, unsigned key)
+{
+	struct node *p;
+
+	for (p = tab[hash(key) % n]; p; p = p->next)
+		if (p->key == key)
+			return p->val;
+	return 0;
+}
+
+__attribute__((noinline)) void insert(struct node **tab, unsigned n, unsigned key, unsigned val)
+{
+	struct node *p = malloc(sizeof(*p));
+	unsigned h = hash(key) % n;
+
+	if (!p)
+		abort();
+	p->key = key;
+	p->val = val;
+	p->next = tab[h];
+	tab[h] = p;
+}
+
+__attribute__((noinline)) unsigned sum(const unsigned *v, unsigned n)
+{
+	unsigned s = 0, i;
+
+	for (i = 0; i < n; i++)
+		s += v[i] > 100 ? v[i] - 100 : v[i] * 3;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 1000, i, s = 0, v[64];
+	struct node **tab = calloc(n, sizeof(*tab));
+
+	if (!tab)
+		return 1;
+	for (i = 0; i < n; i++)
+		insert(tab, n, i * 7, i);
+	for (i = 0; i < n; i++)
+		s += lookup(tab, n, i * 7);
+	for (i = 0; i < 64; i++)
+		v[i] = i * 5;
+	printf("%u %u\n", s, sum(v, 64));
+	return 0;
+}
+EOF
+
+# objdump's view, an independent decoder: "function offset [slot]" for
+# every instruction after which the run stops (calls return: not these),
+# in the program's own functions (the C library's start files and
+# libgcc's division are Thumb on ARM, which the decoder leaves alone);
+# data it shows as .word is left out of both sides
+ends_objdump() {
+	"$1" -d --no-show-raw-insn "$3" | awk -v isa="$2" '
+	/^[0-9a-f]+ <.*>:$/ { base = strtonum("0x" $1); fn = $2; gsub(/[<>:]/, "", fn); next }
+	/^ *[0-9a-f]+:\t/ {
+		split($0, f, "\t"); a = f[1]; sub(/:$/, "", a); sub(/^ */, "", a)
+		mn = f[2]; ops = f[3]; sub(/ +$/, "", mn)
+		if (mn ~ /^\./) next
+		off = strtonum("0x" a) - base; e = 0; slot = ""
+		if (isa == "arm") {
+			if (mn ~ /^b(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?$/ || mn ~ /^bx/ || mn ~ /^udf/) e = 1
+			else if (mn ~ /^(pop|ldm)/ && ops ~ /pc/) e = 1
+			else if (mn !~ /^(cmp|cmn|tst|teq|str|push|stm)/ && ops ~ /^pc,/) e = 1
+		} else if (isa == "aarch64") {
+			if (mn ~ /^(b|br|ret|eret|brk|cbz|cbnz|tbz|tbnz)$/ || mn ~ /^b\./) e = 1
+		} else {
+			if (mn ~ /^(j|jr|b|beq|bne|beqz|bnez|blez|bgtz|bltz|bgez|beql|bnel|beqzl|bnezl|blezl|bgtzl|bltzl|bgezl|bc1f|bc1t)$/) { e = 1; slot = " slot" }
+			else if (mn == "eret") e = 1
+		}
+		if (e) printf "%s %x%s\n", fn, off, slot
+	}' | awk '$1 ~ /^(lookup|insert|sum|main)$/' | sort
+}
+
+for isa in arm aarch64 mips; do
+	case $isa in
+	arm) cc=arm-linux-gnueabihf-gcc od=arm-linux-gnueabihf-objdump fl=-marm ;;
+	aarch64) cc=aarch64-linux-gnu-gcc od=aarch64-linux-gnu-objdump fl= ;;
+	mips) cc=mips-linux-gnu-gcc od=mips-linux-gnu-objdump fl=-mno-mips16 ;;
+	esac
+	$cc -O2 $fl -o prog-$isa prog.c || fail "$isa: cannot build"
+	ends_objdump $od $isa prog-$isa > want-$isa
+	# the .word lines are data: the decoder reads them as instructions
+	$od -d prog-$isa | awk '/^[0-9a-f]+ <.*>:$/ { base = strtonum("0x" $1); fn = $2; gsub(/[<>:]/, "", fn) }
+		/\t\.(word|short|inst)/ { a = $1; sub(/:$/, "", a); printf "%s %x\n", fn, strtonum("0x" a) - base }' > data-$isa
+	"$top/build/tests/tools/bin-dump" flow prog-$isa |
+		awk 'FILENAME != "-" { d[$1 " " $2] = 1; next }
+		     !(($1 " " $2) in d) && $1 ~ /^(lookup|insert|sum|main)$/' data-$isa - | sort > got-$isa
+	[ -s want-$isa ] || fail "$isa: objdump shows no branch"
+	cmp -s want-$isa got-$isa || { diff -u want-$isa got-$isa >&2; fail "$isa: run ends differ from objdump's"; }
+done
+
+# The model: lookup's only sample at its entry (an ARM profile, granule
+# 16).  Its run goes on to the bne at 0x2c: lines 0x00 and 0x20 are hot,
+# where the short holes alone made one line of it.
+cat > one.profile <<'EOF'
+# cachepin-profile 2
+event cpu-clock
+binary prog-arm
+granule 16
+samples 100 100
+period 100 100
+f lookup - 100 100 100 0
+g 0x0 100
+EOF
+sed -i "s/^binary .*/binary prog-arm/" one.profile
+$CACHEPIN score -c 1K:1:32 prog-arm one.profile > score.out 2> score.err ||
+	{ cat score.err >&2; fail "score failed"; }
+awk '$1 == "line" && $2 == "fetches" { print "hot lines", $6 }' score.out > got-lines
+testrun_compare cat got-lines <<'EOF'
+hot lines 2
+EOF
