@@ -54,11 +54,27 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 			const struct cachepin_plan *plan, uint64_t *miss, uint64_t *lru,
 			uint64_t *fetches, double *v);
 
-/* A colouring: the geometry it is for first (-1: all alike), its rule (plan-cand.c). */
+/*
+ * A colouring: the geometry it is for first (-1: all alike), its rule
+ * (plan-cand.c), and the link's misses per geometry on the model it is
+ * planned on (NULL: one geometry, or not a colouring).
+ */
 struct variant {
 	int focus;
 	bool ever;
+	const uint64_t *link;
 };
+
+/* The link's misses on M per geometry into LINK, if the colouring of several needs them. */
+static int variant_link(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+			enum cachepin_plan_method method, uint64_t *link, const uint64_t **out)
+{
+	*out = NULL;
+	if (method != CACHEPIN_PLAN_COLOUR || o->nr_caches < 2)
+		return 0;
+	*out = link;
+	return score_layout(m, o, NULL, link, NULL, NULL, NULL);
+}
 
 /*
  * How much a conflict of each geometry weighs in the colouring: 1 over
@@ -70,25 +86,14 @@ struct variant {
  * for both 134,290 and 18,834 misses, for 64 KiB alone 128,468 and
  * 13,218), so the held-out halves choose.
  */
-static int geo_weights(struct planner *pl, enum cachepin_plan_method method,
-		       const struct variant *v)
+static void geo_weights(struct planner *pl, const struct variant *v)
 {
-	int focus = v->focus;
-
-	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	size_t i;
-	int err;
 
 	for (i = 0; i < pl->o->nr_caches; i++)
-		pl->weight[i] = 1;
-	if (method != CACHEPIN_PLAN_COLOUR || pl->o->nr_caches < 2)
-		return 0;
-	if ((err = score_layout(pl->m, pl->o, NULL, miss, NULL, NULL, NULL)))
-		return err;
-	for (i = 0; i < pl->o->nr_caches; i++)
-		pl->weight[i] = (focus < 0 || (size_t)focus == i ? 1.0 : 0.0) /
-				(double)(miss[i] ? miss[i] : 1);
-	return 0;
+		pl->weight[i] = !v->link ? 1 :
+				(v->focus < 0 || (size_t)v->focus == i ? 1.0 : 0.0) /
+				(double)(v->link[i] ? v->link[i] : 1);
 }
 
 /*
@@ -105,8 +110,8 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	memset(plan, 0, sizeof(*plan));
 	pl.rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	pl.colour_ever = v->ever;
-	if (!(err = cachepin_plan_setup(&pl, plan)) && !(err = geo_weights(&pl, method, v)) &&
-	    !(err = plan_method(&pl, method, plan)))
+	geo_weights(&pl, v);
+	if (!(err = cachepin_plan_setup(&pl, plan)) && !(err = plan_method(&pl, method, plan)))
 		/* 4. emit order, cold fill, padding */
 		err = cachepin_plan_fill(&pl, plan);
 	plan->seed = seed;
@@ -157,10 +162,13 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 	return err;
 }
 
-/* METHOD as V says planned on every fold's first model, scored on its second, into CD. */
+/*
+ * METHOD as V says planned on every fold's first model (FLINK[f]: the
+ * link's misses there), scored on its second, into CD.
+ */
 static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_method method,
-		       const struct variant *v, const struct cachepin_plan *plan,
-		       struct cachepin_plan_cand *cd)
+		       const struct variant *v, const uint64_t *const *flink,
+		       const struct cachepin_plan *plan, struct cachepin_plan_cand *cd)
 {
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	size_t f, i;
@@ -171,9 +179,10 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 	cd->focus = v->focus;
 	cd->ever = v->ever;
 	for (f = 0; f < o->nr_folds; f++) {
+		struct variant vf = { v->focus, v->ever, flink[f] };
 		struct cachepin_plan p;
 
-		err = plan_build(o->folds[f][0], o, method, v, o->seed, &p);
+		err = plan_build(o->folds[f][0], o, method, &vf, o->seed, &p);
 		/* -ENOENT: nothing movable is hot in this half, it stays as linked */
 		if ((err && err != -ENOENT) ||
 		    (err = score_layout(o->folds[f][1], o, err ? NULL : &p, miss, NULL, NULL, NULL))) {
@@ -221,13 +230,20 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
 	struct cachepin_plan_cand *cd = &plan->cands[method], c;
 	bool colour = method == CACHEPIN_PLAN_COLOUR;
 	int last = colour && o->nr_caches > 1 ? (int)o->nr_caches - 1 : -1;
-	struct variant v;
+	uint64_t lm[2][CACHEPIN_PLAN_MAX_GEO];
+	const uint64_t *link[2];
+	struct variant v = { 0 };
 	int rule, err;
+	size_t f;
 
+	/* the link's misses on each planning half, once for all variants */
+	for (f = 0; f < o->nr_folds; f++)
+		if ((err = variant_link(o->folds[f][0], o, method, lm[f], &link[f])))
+			return err;
 	for (rule = 0; rule <= colour; rule++)
 		for (v.focus = -1; v.focus <= last; v.focus++) {
 			v.ever = rule;
-			if ((err = try_variant(o, method, &v, plan, &c)))
+			if ((err = try_variant(o, method, &v, link, plan, &c)))
 				return err;
 			if ((!rule && v.focus < 0) || (c.eligible && !cd->eligible) ||
 			    (c.eligible == cd->eligible &&
@@ -327,7 +343,8 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	unsigned int runs = o->restarts ? o->restarts : 1, run;
 	struct cachepin_plan choice = { 0 };
 	enum cachepin_plan_method method;
-	struct variant var = { -1, false };
+	struct variant var = { -1, false, NULL };
+	uint64_t link[CACHEPIN_PLAN_MAX_GEO];
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	double best = 0;
 	size_t i;
@@ -339,7 +356,9 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	if ((err = choose_method(o, &choice, &method)))
 		return err;
 	if (choice.cands[method].tried)
-		var = (struct variant){ choice.cands[method].focus, choice.cands[method].ever };
+		var = (struct variant){ choice.cands[method].focus, choice.cands[method].ever, NULL };
+	if ((err = variant_link(m, o, method, link, &var.link)))
+		return err;
 	if (method != CACHEPIN_PLAN_SEARCH)
 		runs = 1;	/* the others do not depend on the seed */
 	/* do no harm: the link itself, when keeping its sets is worse than it */
