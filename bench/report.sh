@@ -38,7 +38,9 @@ table_head() {
 }
 # awk functions: sort(V, N) sorts V[1..N]; ranks(V, N, R) gives R[i] the
 # rank of V[i], ties the average of their ranks; spearman(A, B, N) is the
-# rank correlation of A[1..N] and B[1..N] ("-" if one of them is constant)
+# rank correlation of A[1..N] and B[1..N] ("-" if one of them is constant);
+# best_peer(M, L, S) is the layout of L that is not cachepin's with the
+# fewest misses M[layout, S] at size S (the first by name of equals)
 AWKLIB='
 function sort(v, n,   i, j, t) {
 	for (i = 2; i <= n; i++) {
@@ -63,6 +65,13 @@ function ranks(v, n, r,   i, j, k, x, t) {
 		for (k = i; k <= j; k++)
 			r[x[k]] = (i + j) / 2
 	}
+}
+function best_peer(m, L, s,   bp, l) {
+	bp = ""
+	for (l in L)
+		if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp)))
+			bp = l
+	return bp
 }
 function spearman(a, b, n,   ra, rb, i, ma, mb, sab, saa, sbb) {
 	if (n < 2)
@@ -153,14 +162,14 @@ echo
 echo "| program | cache | plan | its misses | best peer | its misses | ratio | plan conflict | peer conflict | conflict ratio |"
 echo "|---|---:|---|---:|---|---:|---:|---:|---:|---:|"
 for p; do
-	awk -F, -v p="$p" '
+	awk -F, -v p="$p" "$AWKLIB"'
 		NR > 1 && $1 == p { m[$2, $3] = $4; fa[$2, $3] = $5; L[$2] = 1; C[$3] = 1 }
 		END {
 			for (s in C) {
 				y = "cachepin" s / 1024
 				if (!(y in L))
 					continue
-				bp = ""; for (l in L) if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
+				bp = best_peer(m, L, s)
 				cc = m[y, s] - fa[y, s]; pc = m[bp, s] - fa[bp, s]
 				printf "%d| %s | %dK | %s | %d | %s | %d | %.3f | %d | %d | %s |\n", s, p, s / 1024, y, m[y, s], bp, m[bp, s], m[bp, s] ? m[y, s] / m[bp, s] : 0, cc, pc, (pc > 0 ? sprintf("%.2f", cc / pc) : "-")
 			}
@@ -176,7 +185,7 @@ echo
 echo "| program | cache | cachepin misses | default | change | best peer | its misses | ratio |"
 echo "|---|---:|---:|---:|---:|---|---:|---:|"
 for p; do
-	awk -F, -v p="$p" -v sizes="$plan_sizes" '
+	awk -F, -v p="$p" -v sizes="$plan_sizes" "$AWKLIB"'
 		BEGIN { n = split(sizes, z, /[ \n]+/); for (i = 1; i <= n; i++) P[z[i]] = 1 }
 		NR > 1 && $1 == p { m[$2, $3] = $4; L[$2] = 1; C[$3] = 1 }
 		END {
@@ -185,7 +194,7 @@ for p; do
 			for (s in C) {
 				if (!(s in P))
 					continue
-				bp = ""; for (l in L) if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp))) bp = l
+				bp = best_peer(m, L, s)
 				d = m["default", s]
 				printf "%d| %s | %dK | %d | %d | %s | %s | %d | %.3f |\n", s, p, s / 1024, m["cachepin", s], d, d ? sprintf("%+.1f %%", (m["cachepin", s] - d) * 100 / d) : "-", bp, m[bp, s], m[bp, s] ? m["cachepin", s] / m[bp, s] : 0
 			}
