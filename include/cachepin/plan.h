@@ -121,9 +121,7 @@ struct cachepin_plan {
 	uint64_t seed;		/* of the search that won */
 	struct cachepin_plan_eval *evals;	/* per opts->caches entry */
 	size_t nr_evals;
-	enum cachepin_plan_method method;	/* the method planned */
-	int focus;		/* colour: the geometry planned for first, -1: all alike */
-	bool ever;		/* colour: priced against the lightest line ever in a set */
+	enum cachepin_plan_method method;	/* the method planned (its variant: cands[method]) */
 	/*
 	 * Nothing moves: no candidate beat the link, and keeping its sets
 	 * was worse than the link somewhere (a kernel's text after the block

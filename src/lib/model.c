@@ -477,7 +477,7 @@ static int func_items(struct build *b, size_t i)
 		return -ENOMEM;
 	slot_weights(b, i, bf->flags & CACHEPIN_FUNC_SYNTHETIC, rem, w, nslot);
 	if (b->flow.decode && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
-		uint8_t *ends = calloc(nslot + 1, 1);
+		uint8_t *ends = malloc(nslot + 1);	/* cleared by flow__ends */
 
 		if (!ends) {
 			free(w);

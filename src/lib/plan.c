@@ -116,8 +116,6 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 		err = cachepin_plan_fill(&pl, plan);
 	plan->seed = seed;
 	plan->method = method;
-	plan->focus = method == CACHEPIN_PLAN_COLOUR && o->nr_caches > 1 ? v->focus : -1;
-	plan->ever = method == CACHEPIN_PLAN_COLOUR && v->ever;
 	if (err)
 		cachepin_plan__release(plan);
 	cachepin_plan_free(&pl);
