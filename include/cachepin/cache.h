@@ -82,4 +82,34 @@ uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_
 				  bool fully_assoc, const uint64_t *lines, size_t n,
 				  uint64_t seed, uint64_t *set_misses, uint8_t *miss);
 
+/*
+ * The same, one access at a time, for streams too long to hold: the
+ * state is the cache's own (a tag per way, and for a fully associative
+ * cache a hash of its residents), whatever the length of the stream.
+ * LRU, RANDOM and RR only (Belady needs the future).  Given the same
+ * lines, an online simulator counts exactly what
+ * cachepin_cache__simulate() counts.
+ */
+struct cachepin_cache_sim;
+
+/*
+ * A simulator of cache C (copied) with REPL and FULLY_ASSOC as above.
+ * NULL with errno: EINVAL for CACHEPIN_REPL_OPT, ENOMEM.
+ */
+struct cachepin_cache_sim *cachepin_cache_sim__new(const struct cachepin_cache *c,
+						   enum cachepin_repl repl, bool fully_assoc,
+						   uint64_t seed);
+
+/*
+ * Access LINE (an address >> line_shift).  Returns 1 on a miss, 0 on a
+ * hit; never fails (everything is allocated by cachepin_cache_sim__new()).
+ */
+int cachepin_cache_sim__access(struct cachepin_cache_sim *s, uint64_t line);
+
+/* Misses so far; per set (C->sets entries, one for fully associative). */
+uint64_t cachepin_cache_sim__misses(const struct cachepin_cache_sim *s);
+const uint64_t *cachepin_cache_sim__set_misses(const struct cachepin_cache_sim *s);
+
+void cachepin_cache_sim__free(struct cachepin_cache_sim *s);
+
 #endif

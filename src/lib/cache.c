@@ -208,22 +208,99 @@ static size_t *next_uses(const uint32_t *ids, size_t n, size_t nuniq)
 	return next;
 }
 
+/*
+ * A set-associative cache's state: tags and stamps per way, per set
+ * the ways filled and the round-robin pointer.  One step is one access;
+ * the array simulator and the online one (cachepin_cache_sim) share it.
+ */
+struct sa_state {
+	const struct cachepin_cache *c;
+	enum cachepin_repl repl;
+	uint64_t *tag, *stamp;
+	uint32_t *fill, *rr;
+	uint64_t rng;
+};
+
+static int sa_init(struct sa_state *s, const struct cachepin_cache *c, enum cachepin_repl repl,
+		   uint64_t seed)
+{
+	size_t slots = (size_t)c->sets * c->ways;
+
+	s->c = c;
+	s->repl = repl;
+	s->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	s->tag = malloc(slots * sizeof(*s->tag));
+	s->stamp = malloc(slots * sizeof(*s->stamp));
+	s->fill = calloc(c->sets, sizeof(*s->fill));
+	s->rr = calloc(c->sets, sizeof(*s->rr));
+	return s->tag && s->stamp && s->fill && s->rr ? 0 : -ENOMEM;
+}
+
+static void sa_release(struct sa_state *s)
+{
+	free(s->tag);
+	free(s->stamp);
+	free(s->fill);
+	free(s->rr);
+}
+
+/*
+ * Access LINE at time NOW (for OPT: the index of its next use).  Returns
+ * its set with bit 31 set on a miss.
+ */
+static inline uint32_t sa_step(struct sa_state *s, uint64_t line, uint64_t now)
+{
+	const struct cachepin_cache *c = s->c;
+	uint32_t set = (uint32_t)line & (c->sets - 1), w, victim;
+	uint64_t *t = s->tag + (size_t)set * c->ways;
+	uint64_t *st = s->stamp + (size_t)set * c->ways;
+
+	for (w = 0; w < s->fill[set]; w++)
+		if (t[w] == line)
+			break;
+	if (w < s->fill[set]) {
+		if (s->repl == CACHEPIN_REPL_LRU || s->repl == CACHEPIN_REPL_OPT)
+			st[w] = now;
+		return set;
+	}
+	if (s->fill[set] < c->ways) {
+		victim = s->fill[set]++;
+	} else if (s->repl == CACHEPIN_REPL_RANDOM) {
+		victim = (uint32_t)(cachepin_xorshift64(&s->rng) % c->ways);
+	} else if (s->repl == CACHEPIN_REPL_RR) {
+		victim = s->rr[set];
+		s->rr[set] = (s->rr[set] + 1) % c->ways;
+	} else if (s->repl == CACHEPIN_REPL_OPT) {
+		victim = 0;
+		for (w = 1; w < c->ways; w++)
+			if (st[w] > st[victim])
+				victim = w;
+		/* Bypass when the incoming line is reused last. */
+		if (now >= st[victim])
+			return set | 1u << 31;
+	} else {
+		victim = 0;
+		for (w = 1; w < c->ways; w++)
+			if (st[w] < st[victim])
+				victim = w;
+	}
+	t[victim] = line;
+	st[victim] = now;
+	return set | 1u << 31;
+}
+
 static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl repl,
 			      const struct cachepin_refs *r, uint64_t seed,
 			      uint64_t *set_misses, uint8_t *miss)
 {
 	const uint64_t *lines = r->lines;
-	size_t n = r->n;
-	size_t slots = (size_t)c->sets * c->ways, i;
-	uint64_t *tag = malloc(slots * sizeof(*tag));
-	uint64_t *stamp = malloc(slots * sizeof(*stamp));
-	uint32_t *fill = calloc(c->sets, sizeof(*fill));
-	uint32_t *rr = calloc(c->sets, sizeof(*rr));
+	size_t n = r->n, i;
 	size_t *next = NULL, nuniq = r->nuniq;
 	uint32_t *ids = NULL;
-	uint64_t total = 0, rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	uint64_t total = 0;
+	struct sa_state s;
 
-	if (!tag || !stamp || !fill || !rr)
+	if (sa_init(&s, c, repl, seed))
 		goto nomem;
 	if (repl == CACHEPIN_REPL_OPT) {
 		const uint32_t *use = r->ids;
@@ -235,59 +312,23 @@ static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl
 			goto nomem;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t set = (uint32_t)lines[i] & (c->sets - 1), w, victim;
-		uint64_t *t = tag + (size_t)set * c->ways;
-		uint64_t *st = stamp + (size_t)set * c->ways;
 		/* For OPT the stamp is the index of the next use. */
-		uint64_t now = repl == CACHEPIN_REPL_OPT ? next[i] : i + 1;
+		uint32_t v = sa_step(&s, lines[i], repl == CACHEPIN_REPL_OPT ? next[i] : i + 1);
+		bool missed = v >> 31;
 
-		for (w = 0; w < fill[set]; w++)
-			if (t[w] == lines[i])
-				break;
-		if (w < fill[set]) {
-			if (repl == CACHEPIN_REPL_LRU || repl == CACHEPIN_REPL_OPT)
-				st[w] = now;
-			if (miss)
-				miss[i] = 0;
+		if (miss)
+			miss[i] = missed;
+		if (!missed)
 			continue;
-		}
 		total++;
 		if (set_misses)
-			set_misses[set]++;
-		if (miss)
-			miss[i] = 1;
-		if (fill[set] < c->ways) {
-			victim = fill[set]++;
-		} else if (repl == CACHEPIN_REPL_RANDOM) {
-			victim = (uint32_t)(cachepin_xorshift64(&rng) % c->ways);
-		} else if (repl == CACHEPIN_REPL_RR) {
-			victim = rr[set];
-			rr[set] = (rr[set] + 1) % c->ways;
-		} else if (repl == CACHEPIN_REPL_OPT) {
-			victim = 0;
-			for (w = 1; w < c->ways; w++)
-				if (st[w] > st[victim])
-					victim = w;
-			/* Bypass when the incoming line is reused last. */
-			if (now >= st[victim])
-				continue;
-		} else {
-			victim = 0;
-			for (w = 1; w < c->ways; w++)
-				if (st[w] < st[victim])
-					victim = w;
-		}
-		t[victim] = lines[i];
-		st[victim] = now;
+			set_misses[v & ~(1u << 31)]++;
 	}
 	goto out;
 nomem:
 	total = UINT64_MAX;
 out:
-	free(tag);
-	free(stamp);
-	free(fill);
-	free(rr);
+	sa_release(&s);
 	free(ids);
 	free(next);
 	return total;
@@ -512,4 +553,214 @@ uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_
 	struct cachepin_refs r = { .lines = lines, .n = n };
 
 	return cachepin_cache__simulate_refs(c, repl, fully_assoc, &r, seed, set_misses, miss);
+}
+
+/* ---- online ---- */
+
+/*
+ * A fully associative cache online: its residents in slots, found by
+ * line through an open-addressing hash (linear probing, twice the slots,
+ * deletion by backward shift); LRU keeps the slots in a list, most
+ * recent first, random an array of them, as fa_lru() and fa_random() do.
+ */
+struct fa_online {
+	uint64_t *line;		/* per slot */
+	uint32_t *prev, *next;	/* per slot: LRU list */
+	uint32_t *res;		/* random: resident slots */
+	uint32_t *hash;		/* slot + 1, 0 empty */
+	uint32_t hmask, cap, nres, head, tail;
+};
+
+struct cachepin_cache_sim {
+	struct cachepin_cache c;
+	enum cachepin_repl repl;
+	bool fa;
+	struct sa_state sa;
+	struct fa_online f;
+	uint64_t rng, now, misses;
+	uint64_t *set_misses;
+};
+
+static inline uint32_t fa_hash(uint64_t line, uint32_t mask)
+{
+	return (uint32_t)((line * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
+/* The slot holding LINE, or UINT32_MAX; *AT: its hash index or the free one. */
+static uint32_t fa_find(const struct fa_online *f, uint64_t line, uint32_t *at)
+{
+	uint32_t h = fa_hash(line, f->hmask);
+
+	for (; f->hash[h]; h = (h + 1) & f->hmask)
+		if (f->line[f->hash[h] - 1] == line) {
+			*at = h;
+			return f->hash[h] - 1;
+		}
+	*at = h;
+	return UINT32_MAX;
+}
+
+static void fa_unhash(struct fa_online *f, uint64_t line)
+{
+	uint32_t h, j, k;
+
+	if (fa_find(f, line, &h) == UINT32_MAX)
+		return;
+	f->hash[h] = 0;
+	/* backward shift: move up every entry that probed past the hole */
+	for (j = (h + 1) & f->hmask; f->hash[j]; j = (j + 1) & f->hmask) {
+		k = fa_hash(f->line[f->hash[j] - 1], f->hmask);
+		if (((j - k) & f->hmask) >= ((j - h) & f->hmask)) {
+			f->hash[h] = f->hash[j];
+			f->hash[j] = 0;
+			h = j;
+		}
+	}
+}
+
+static void lru_unlink(struct fa_online *f, uint32_t s)
+{
+	if (f->prev[s] != UINT32_MAX)
+		f->next[f->prev[s]] = f->next[s];
+	else
+		f->head = f->next[s];
+	if (f->next[s] != UINT32_MAX)
+		f->prev[f->next[s]] = f->prev[s];
+	else
+		f->tail = f->prev[s];
+}
+
+static void lru_push(struct fa_online *f, uint32_t s)
+{
+	f->prev[s] = UINT32_MAX;
+	f->next[s] = f->head;
+	if (f->head != UINT32_MAX)
+		f->prev[f->head] = s;
+	f->head = s;
+	if (f->tail == UINT32_MAX)
+		f->tail = s;
+}
+
+static int fa_access(struct cachepin_cache_sim *s, uint64_t line)
+{
+	struct fa_online *f = &s->f;
+	uint32_t h, slot = fa_find(f, line, &h);
+
+	if (slot != UINT32_MAX) {
+		if (s->repl == CACHEPIN_REPL_LRU && f->head != slot) {
+			lru_unlink(f, slot);
+			lru_push(f, slot);
+		}
+		return 0;
+	}
+	if (f->nres < f->cap) {
+		slot = f->nres++;
+		if (s->repl != CACHEPIN_REPL_LRU)
+			f->res[slot] = slot;
+	} else if (s->repl == CACHEPIN_REPL_LRU) {
+		slot = f->tail;
+		lru_unlink(f, slot);
+		fa_unhash(f, f->line[slot]);
+	} else {
+		uint32_t k = (uint32_t)(cachepin_xorshift64(&s->rng) % f->cap);
+
+		slot = f->res[k];
+		fa_unhash(f, f->line[slot]);
+		/* as fa_random(): the last resident fills the hole, the new one goes last */
+		f->res[k] = f->res[f->cap - 1];
+		f->res[f->cap - 1] = slot;
+	}
+	f->line[slot] = line;
+	fa_find(f, line, &h);
+	f->hash[h] = slot + 1;
+	if (s->repl == CACHEPIN_REPL_LRU)
+		lru_push(f, slot);
+	return 1;
+}
+
+struct cachepin_cache_sim *cachepin_cache_sim__new(const struct cachepin_cache *c,
+						   enum cachepin_repl repl, bool fully_assoc,
+						   uint64_t seed)
+{
+	struct cachepin_cache_sim *s;
+	uint32_t hsize = 1;
+
+	if (repl == CACHEPIN_REPL_OPT || repl >= CACHEPIN_REPL__NR) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	s->c = *c;
+	s->repl = repl;
+	s->fa = fully_assoc;
+	s->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	s->set_misses = calloc(fully_assoc ? 1 : c->sets, sizeof(*s->set_misses));
+	if (!s->set_misses)
+		goto nomem;
+	if (!fully_assoc) {
+		if (sa_init(&s->sa, &s->c, repl, seed))
+			goto nomem;
+		return s;
+	}
+	s->f.cap = c->size / c->line;
+	while (hsize < 2 * s->f.cap)
+		hsize <<= 1;
+	s->f.hmask = hsize - 1;
+	s->f.head = s->f.tail = UINT32_MAX;
+	s->f.line = malloc(s->f.cap * sizeof(*s->f.line));
+	s->f.prev = malloc(s->f.cap * sizeof(*s->f.prev));
+	s->f.next = malloc(s->f.cap * sizeof(*s->f.next));
+	s->f.res = malloc(s->f.cap * sizeof(*s->f.res));
+	s->f.hash = calloc(hsize, sizeof(*s->f.hash));
+	if (!s->f.line || !s->f.prev || !s->f.next || !s->f.res || !s->f.hash)
+		goto nomem;
+	return s;
+nomem:
+	cachepin_cache_sim__free(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+int cachepin_cache_sim__access(struct cachepin_cache_sim *s, uint64_t line)
+{
+	if (s->fa) {
+		if (!fa_access(s, line))
+			return 0;
+		s->set_misses[0]++;
+	} else {
+		uint32_t v = sa_step(&s->sa, line, ++s->now);
+
+		if (!(v >> 31))
+			return 0;
+		s->set_misses[v & ~(1u << 31)]++;
+	}
+	s->misses++;
+	return 1;
+}
+
+uint64_t cachepin_cache_sim__misses(const struct cachepin_cache_sim *s)
+{
+	return s->misses;
+}
+
+const uint64_t *cachepin_cache_sim__set_misses(const struct cachepin_cache_sim *s)
+{
+	return s->set_misses;
+}
+
+void cachepin_cache_sim__free(struct cachepin_cache_sim *s)
+{
+	if (!s)
+		return;
+	if (!s->fa)
+		sa_release(&s->sa);
+	free(s->f.line);
+	free(s->f.prev);
+	free(s->f.next);
+	free(s->f.res);
+	free(s->f.hash);
+	free(s->set_misses);
+	free(s);
 }

@@ -108,7 +108,7 @@ int main(void)
 	uint64_t lines[4000], set_miss[256];
 	size_t i, n;
 	uint64_t seed = 12345, v;
-	unsigned int r;
+	unsigned int r, k;
 
 	cachepin_set_print(NULL);
 	for (i = 0; i < sizeof(parse_rows) / sizeof(parse_rows[0]); i++) {
@@ -183,7 +183,8 @@ int main(void)
 			seed ^= seed << 13;
 			seed ^= seed >> 7;
 			seed ^= seed << 17;
-			lines[i] = seed % universe;
+			/* odd rows: lines far apart, which share hash buckets */
+			lines[i] = (seed % universe) * (r % 2 ? 0x100000001ULL : 1);
 		}
 		v = cachepin_cache__simulate(&c, CACHEPIN_REPL_LRU, false, lines, n, 1, NULL, miss);
 		CHECK(v == naive_lru(&c, lines, n, false), "lru row %u", r);
@@ -208,6 +209,24 @@ int main(void)
 		CHECK(v == cachepin_cache__simulate(&c, CACHEPIN_REPL_RR, true, lines, n, 7, NULL, NULL),
 		      "fully associative round-robin is random (row %u)", r);
 		CHECK(v >= naive_opt(&c, lines, n, true), "fully associative opt <= random row %u", r);
+		/* the online simulators count what the array ones count, miss by miss */
+		for (k = 0; k < 6; k++) {
+			enum cachepin_repl kr = k % 3 == 0 ? CACHEPIN_REPL_LRU :
+						k % 3 == 1 ? CACHEPIN_REPL_RANDOM : CACHEPIN_REPL_RR;
+			bool fa = k >= 3;
+			struct cachepin_cache_sim *cs = cachepin_cache_sim__new(&c, kr, fa, 7);
+			size_t same = 0;
+
+			v = cachepin_cache__simulate(&c, kr, fa, lines, n, 7, NULL, miss);
+			for (i = 0; cs && i < n; i++)
+				same += cachepin_cache_sim__access(cs, lines[i]) == miss[i];
+			CHECK(cs && same == n && cachepin_cache_sim__misses(cs) == v,
+			      "online %s%s row %u: %zu of %zu references agree", fa ? "fully associative " : "",
+			      cachepin_repl_name(kr), r, same, n);
+			cachepin_cache_sim__free(cs);
+		}
 	}
+	CHECK(!cachepin_cache_sim__new(&c, CACHEPIN_REPL_OPT, false, 1) && errno == EINVAL,
+	      "no online Belady");
 	UNIT_DONE();
 }
