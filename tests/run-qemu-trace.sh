@@ -1,9 +1,8 @@
 #!/bin/sh
-# QEMU execution logs as a profile source (x86-64, ARM, Thumb, MIPS under qemu user mode) and trace-sim against cachegrind; bad logs.
+# QEMU execution logs as a profile source (x86-64, ARM, Thumb, MIPS under qemu user mode); bad logs.  cachepin simulate on such logs: run-simulate.sh.
 . "$(dirname "$0")/test-subr.sh"
 need_cmd qemu-x86_64 qemu-arm qemu-mips gcc arm-linux-gnueabihf-gcc mips-linux-gnu-gcc \
-	valgrind objdump arm-linux-gnueabihf-objdump mips-linux-gnu-objdump readelf nm jq awk cmp
-sim=$TOOLS/trace-sim
+	valgrind objdump arm-linux-gnueabihf-objdump mips-linux-gnu-objdump readelf nm awk cmp
 N=1000
 
 # qtrace QEMU ARGS...: run a program under QEMU, environment empty
@@ -123,112 +122,6 @@ for f in spin_a spin_b driver; do
 	[ "$ir" = "$(field $f 4 x86.prof)" ] || fail "$f: cachegrind counts $ir instructions, the QEMU profile $(field $f 4 x86.prof)"
 done
 
-# ---- trace-sim against cachegrind ----
-# fp: 96 "hot" and 256 "cold" functions of 20-byte instruction groups
-# (a 10-byte movabs among them), run_hot calls the hot ones; each round
-# runs them twice around the next 16 cold ones
-awk -v H=96 -v C=256 -v R=10 'BEGIN {
-	print "#include <stdlib.h>"
-	print "#define BODY __asm__ volatile(\".rept " R "\\n\\tmovabs $0x1122334455667788, %%rcx\\n\\tlea 1(%%rax), %%rax\\n\\tnopw 0(%%rax,%%rax,1)\\n\\t.endr\" : : : \"rax\", \"rcx\")"
-	for (i = 0; i < H; i++) printf "__attribute__((noinline)) void hot%d(void) { BODY; }\n", i
-	for (i = 0; i < C; i++) printf "__attribute__((noinline)) void cold%d(void) { BODY; }\n", i
-	printf "static void (*const cold[%d])(void) = {", C
-	for (i = 0; i < C; i++) printf "%scold%d", i ? ", " : " ", i
-	print " };"
-	printf "__attribute__((noinline)) void run_hot(void) {"
-	for (i = 0; i < H; i++) printf " hot%d();", i
-	print " }"
-	print "int main(int argc, char **argv)\n{\n\tint n = atoi(argv[1]), i, j;\n"
-	print "\tfor (i = 0; i < n; i++) {\n\t\trun_hot();\n\t\tfor (j = 0; j < 16; j++)"
-	print "\t\t\tcold[(i * 16 + j) % " C "]();\n\t\trun_hot();\n\t}\n\treturn 0;\n}" }' > fp.c
-gcc -O1 -static -fno-ipa-icf -o fp fp.c || fail "cannot build fp"
-qtrace qemu-x86_64 -d in_asm,exec,nochain -D fp.log ./fp $N
-# the workload's code: from the lowest to the end of the highest of its functions
-range=$(nm -S fp | awk '$4 ~ /^(hot[0-9]+|cold[0-9]+|run_hot|main)$/ {
-	a = $1; e = $2; sub(/^0+/, "", a); sub(/^0+/, "", e); print a, e }' |
-	while read -r a s; do echo $((0x$a)) $((0x$a + 0x$s)); done |
-	awk '!lo || $1 < lo { lo = $1 } $2 > hi { hi = $2 } END { printf "0x%x-0x%x\n", lo, hi }')
-for g in 32768,8,64 16384,4,32; do
-	set -- $(echo $g | tr , ' ')
-	spec=$(($1 / 1024))K:$2:$3
-	env -i valgrind --tool=cachegrind --cache-sim=yes --I1=$g --D1=32768,8,64 --LL=8388608,16,64 \
-		--cachegrind-out-file=fp.cg ./fp $N 2>/dev/null || fail "cachegrind --I1=$g failed"
-	cg_all=$(awk '/^summary:/ { print $3 }' fp.cg)
-	set -- $(awk '/^fn=/ { inf = (substr($0, 4) ~ /^(hot[0-9]+|cold[0-9]+|run_hot|main)$/); next }
-		inf && /^[0-9]/ { ir += $2; m += $3 } END { print ir + 0, m + 0 }' fp.cg)
-	cg_ir=$1 cg_m=$2
-	"$sim" -c $spec fp.log > all.sim || fail "trace-sim -c $spec failed"
-	"$sim" -c $spec --range $range fp.log > ws.sim || fail "trace-sim --range $range failed"
-	q_all=$(awk '$2 == "lru" { print $4 }' all.sim)
-	set -- $(awk '$2 == "lru" { print $5, $4 }' ws.sim)
-	q_ir=$1 q_m=$2
-	echo "$spec: cachegrind $cg_all misses ($cg_m in the workload, $cg_ir instructions), trace-sim $q_all ($q_m, $q_ir)"
-	# the workload runs the same instructions, fetch for fetch
-	[ "$q_ir" = "$cg_ir" ] || fail "$spec: workload instructions: cachegrind $cg_ir, trace-sim $q_ir"
-	# misses: cachegrind counts an instruction that spans two lines and
-	# misses both as one miss, trace-sim counts lines (so never fewer).
-	# Measured: +1 in 48,047 (32K:8:64), +0 in 1,034,637 (16K:4:32); with
-	# the cold window moving by 8, +250 in 1,034,918.  Allowed: 0 to 0.1 %
-	[ "$q_m" -ge "$cg_m" ] && [ $(((q_m - cg_m) * 1000)) -le "$cg_m" ] ||
-		fail "$spec: workload misses: cachegrind $cg_m, trace-sim $q_m"
-	# whole program: the startup differs too (valgrind's CPUID is not
-	# QEMU's, so glibc takes other code; 443 and 379 misses outside the
-	# workload at 32K:8:64): measured -63 (0.13 %) and -112 (0.011 %); 1 %
-	d=$((q_all - cg_all))
-	[ ${d#-} -le $((cg_all / 100)) ] || fail "$spec: misses: cachegrind $cg_all, trace-sim $q_all"
-	for p in random round-robin fa-lru; do
-		grep -q "^$spec *$p " all.sim || fail "$spec: no $p row"
-	done
-done
-"$sim" --json -c 16K:4:32 fp.log > fp.json || fail "trace-sim --json failed"
-jq -e '.results | length == 4 and .[0].policy == "lru"' fp.json > /dev/null ||
-	fail "trace-sim --json output is not what it should be"
-"$sim" -c 16K:4:32 fp.log | cmp -s - all.sim || fail "trace-sim output not reproducible"
-cat fp.log | "$sim" -c 16K:4:32 - | sed "s/'-'/'fp.log'/" | cmp -s - all.sim ||
-	fail "trace-sim reads a pipe differently"
-
-# ---- trace-sim --remap: one trace scored on another layout ----
-# fp's functions in their own sections, linked as they come (fpa) and by
-# lld with every other hot and cold function first (fpb).  The trace of
-# fpa remapped to fpb's addresses must miss as fpb's own trace does: the
-# same blocks run, the code inside each function is the same.
-gcc -O1 -ffunction-sections -fno-ipa-icf -c -o fps.o fp.c || fail "cannot compile fp.c"
-gcc -static -o fpa fps.o || fail "cannot link fpa"
-nm fps.o | awk '$3 ~ /^(hot|cold)[0-9]+$/ { print $3 }' | awk 'NR % 2 == 0' > order.txt
-gcc -static -fuse-ld=lld -Wl,--symbol-ordering-file=order.txt -o fpb fps.o || fail "cannot link fpb"
-[ "$(nm fpa | awk '$3 == "hot5" { print $1 }')" != "$(nm fpb | awk '$3 == "hot5" { print $1 }')" ] ||
-	fail "fpb's layout is fpa's"
-qtrace qemu-x86_64 -d in_asm,exec,nochain -D fpa.log ./fpa 200
-qtrace qemu-x86_64 -d in_asm,exec,nochain -D fpb.log ./fpb 200
-"$sim" -c 16K:4:32,32K:8:64 fpa.log > fpa.sim || fail "trace-sim fpa.log failed"
-"$sim" -c 16K:4:32,32K:8:64 fpb.log > fpb.sim || fail "trace-sim fpb.log failed"
-# onto its own layout: the same as no remap, all but the header
-"$sim" -c 16K:4:32,32K:8:64 --remap fpa:fpa fpa.log > aa.sim 2> aa.err || fail "--remap fpa:fpa failed"
-cmp -s aa.sim fpa.sim || { diff aa.sim fpa.sim >&2; fail "--remap onto the same layout changed the result"; }
-"$sim" -c 16K:4:32,32K:8:64 --remap fpa:fpb fpa.log > ab.sim 2> ab.err || fail "--remap fpa:fpb failed"
-# fpb's own trace runs a few blocks fewer in libc's start-up code (10 of
-# 92,171 here) and the random policy follows the stream's position:
-# LRU, round-robin and fully associative within 0.1 %, random within 2 %
-# (measured: +3 of 204,021 LRU misses at 16K:4:32, +6 of 10,373 at 32K:8:64;
-# random +239 of 20,084 at 32K:8:64)
-awk 'NR > 2 { print $1 "/" $2, $4 }' fpb.sim | sort > own.rows
-awk 'NR > 2 { print $1 "/" $2, $4 }' ab.sim | sort > moved.rows
-join own.rows moved.rows > remap.cmp
-[ "$(wc -l < remap.cmp)" = 8 ] || { cat fpb.sim ab.sim >&2; fail "--remap: rows missing"; }
-while read -r row own moved; do
-	d=$((moved - own)); tol=$((own / 1000 + 1))
-	case $row in */random) tol=$((own / 50 + 1)) ;; esac
-	[ ${d#-} -le $tol ] || fail "--remap: $row: fpb's trace $own misses, fpa's trace remapped $moved"
-done < remap.cmp
-# misses change with the layout: the remap is no identity
-[ "$(awk 'NR == 3 { print $4 }' ab.sim)" != "$(awk 'NR == 3 { print $4 }' fpa.sim)" ] ||
-	fail "--remap to another layout gave the same misses"
-# what stays where it ran is said: libc's functions that share a name
-grep -q "^trace-sim: 'fpa.log': [0-9]* of [0-9]* instructions ran outside the functions that 'fpa:fpb' names once in both and stay where they ran$" ab.err ||
-	{ cat ab.err >&2; fail "--remap does not say what it kept"; }
-expect_fail "bad --remap 'fpa'" "$sim" --remap fpa fpa.log
-expect_fail "cannot open 'nosuch'" "$sim" --remap fpa:nosuch fpa.log
-
 # ---- bad and odd logs ----
 # a pipe (sniffed, then read on) gives the same profile as the file
 cat x86.log | $CACHEPIN profile qtwork.x86 /dev/stdin 2>/dev/null | cmp -s - x86.prof ||
@@ -267,14 +160,7 @@ grep -q "hint: record with '-d in_asm,exec,nochain'" fail.err || fail "no hint f
 n=$(($(wc -l < x86.log) / 2))
 awk -v n=$n 'NR == n { print "Dear colleague, the trace you asked for" } { print }' x86.log > prose.log
 expect_fail "'prose.log':$n: not a line of a QEMU in_asm/exec log" $CACHEPIN profile qtwork.x86 prose.log
-expect_fail "'prose.log':$n: not a line of a QEMU" "$sim" prose.log
 m=$(awk -v n=$n 'NR > n && /^Trace / { print NR; exit }' x86.log)
 awk -v m=$m 'NR == m { sub(/\/[0-9a-f]+\//, "/00zz40/") } { print }' x86.log > badexec.log
 expect_fail "'badexec.log':$m: bad exec line" $CACHEPIN profile qtwork.x86 badexec.log
-# not a log at all: trace-sim says so at line 1, profile finds no format
-expect_fail "'qtwork.x86':1: not a line of a QEMU in_asm/exec log" "$sim" qtwork.x86
-: > empty.log
-expect_fail "'empty.log': empty log" "$sim" empty.log
-expect_fail "cannot open 'missing.log'" "$sim" missing.log
-expect_fail "bad range" "$sim" --range 0x2000-0x1000 x86.log
 exit 0

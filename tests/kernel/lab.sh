@@ -37,7 +37,7 @@
 #   simulate   trace-driven I-cache misses of the traced windows (stock,
 #              align32, planned), and of the stock and after runs' traces
 #              remapped onto every layout (stock, align32, both plans:
-#              trace-sim --remap); cachepin score
+#              cachepin simulate --relink); cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
 #   report     WORKDIR/report.md from everything above, with the issue's
@@ -86,7 +86,6 @@ MIPS_CACHE=mips-74k-32k
 ALIGN32=-falign-functions=32
 CACHEPIN=${CACHEPIN:-$TOP/cachepin}
 KBUILD=$TOP/contrib/kbuild/cachepin-kbuild
-TRACESIM=$TOP/build/tests/tools/trace-sim
 ARM=arm-linux-gnueabihf
 MIPS=mips-linux-gnu
 # reproducible kernels: the same sources give the same System.map
@@ -138,7 +137,7 @@ stage_deps() {
 		dpkg --add-architecture armhf
 		apt-get update -qq || log "apt-get update reported errors; going on"
 	}
-	[ -x "$CACHEPIN" ] && [ -x "$TRACESIM" ] ||
+	[ -x "$CACHEPIN" ] ||
 		make -C "$TOP" -j"$JOBS" cachepin test-progs > /dev/null
 }
 
@@ -531,10 +530,10 @@ stage_align32() {
 	fact align32_boot_s $(( $(now) - t0 ))
 }
 
-# misses of a traced window: trace-sim over kernel addresses (more
+# misses of a traced window: cachepin simulate over kernel addresses (more
 # options, then the log)
 simulate() {
-	"$TRACESIM" -c "$CACHE" --range 0xbf000000-0xffffffff "$@"
+	"$CACHEPIN" simulate -c "$CACHE" --range 0xbf000000-0xffffffff "$@"
 }
 
 # score_facts PREFIX FILE: the modelled misses of a cachepin score output
@@ -544,7 +543,7 @@ score_facts() {
 }
 
 # sim_facts PREFIX FILE: the misses per policy and the instructions of a
-# trace-sim output as facts PREFIX_lru, PREFIX_random, PREFIX_fa-lru and
+# cachepin simulate output as facts PREFIX_lru, PREFIX_random, PREFIX_fa-lru and
 # PREFIX_instructions
 sim_facts() {
 	for pol in lru random fa-lru; do
@@ -581,14 +580,11 @@ layout_elf() {
 remap_sim() {
 	old=$W/run-$1/vmlinux new=$(layout_elf "$2") out=$W/sim-$1-on-$2.txt
 	[ -f "$new" ] || die "'$new' is missing" "run the 'replan' and 'align32' stages"
-	case $old$new in
-	*:*) die "'$old:$new': trace-sim --remap takes no ':' in a path" "use a WORKDIR without ':'" ;;
-	esac
-	simulate --remap "$old:$new" "$W/run-$1/trace.log" > "$out" 2> "$out.err" ||
-		{ cat "$out.err" >&2; die "trace-sim --remap '$old:$new' failed on '$W/run-$1/trace.log'"; }
+	simulate "$W/run-$1/trace.log" "$old" --relink "$new" > "$out" 2> "$out.err" ||
+		{ cat "$out.err" >&2; die "cachepin simulate --relink '$new' failed on '$W/run-$1/trace.log'"; }
 	cat "$out.err" "$out" >&2
 	sim_facts "sim_$1_on_$2" "$out"
-	kept=$(sed -n 's/^trace-sim: .*: \([0-9]* of [0-9]*\) instructions ran outside .*/\1/p' "$out.err")
+	kept=$(sed -n 's/^cachepin: warning: .*: \([0-9]* of [0-9]*\) instructions ran outside .*/\1/p' "$out.err")
 	fact "sim_$1_on_$2_kept" "${kept:-0 of $(getfact "sim_$1_instructions")}"
 	# --range picks instructions by their address in the traced kernel,
 	# so these are the instructions of the run's own simulation
@@ -600,7 +596,7 @@ stage_simulate() {
 	for r in before after align32; do
 		[ -f "$W/run-$r/trace.log" ] || die "'$W/run-$r/trace.log' is missing" "run the '$r' stage"
 		simulate "$W/run-$r/trace.log" > "$W/sim-$r.txt" ||
-			die "trace-sim failed on '$W/run-$r/trace.log'"
+			die "cachepin simulate failed on '$W/run-$r/trace.log'"
 		cat "$W/sim-$r.txt" >&2
 		sim_facts "sim_$r" "$W/sim-$r.txt"
 	done

@@ -17,7 +17,7 @@ block() {
 	cat "$2"
 	printf '```\n'
 }
-# cell PREFIX POLICY: the misses of trace-sim facts PREFIX, with the change
+# cell PREFIX POLICY: the misses of simulate facts PREFIX, with the change
 # fact sim_change_PREFIX (PREFIX without its sim_) after them
 cell() {
 	c=$(get "sim_change_${1#sim_}_$2")
@@ -29,7 +29,7 @@ mpki() {
 		'BEGIN { if (m != "" && i > 0) printf "%.2f", m * 1000 / i; else printf "?" }'
 }
 # done_lines WHAT PLAN REF FRACTION: one line per policy, met when the
-# misses of trace-sim facts PLAN are at most FRACTION of REF's (FRACTION
+# misses of simulate facts PLAN are at most FRACTION of REF's (FRACTION
 # 1: fewer than REF's); both on the same trace, so the same instructions
 done_lines() {
 	for pol in lru random; do
@@ -134,7 +134,7 @@ Runs: the stock run (its traced window gave the QEMU-trace profile, its
 perf window, later in the same boot, the perf profile), the after run (a
 boot of its own, on the plan from the $usedname profile) and the
 -falign-functions=32 run.  A trace scored on another kernel than the
-one it ran on is remapped function by function (\`trace-sim --remap\`):
+one it ran on is remapped function by function (\`cachepin simulate --relink\`):
 the same fetches, at the addresses of those functions in that kernel.
 Kernel fetches, 32 KiB 4-way 32 B.
 
@@ -223,9 +223,9 @@ Functions that change their 32 KiB cache set after the commit:
 | placed by the plan for their hot lines | $(get stability_planned_functions) | $(get stability_planned_moved_without_hook) | $(get stability_planned_moved_with_hook) |
 | all with samples in the profile | $(get stability_sampled_functions) | $(get stability_sampled_moved_without_hook) | $(get stability_sampled_moved_with_hook) |
 EOF
-block "trace-sim, stock layout" "$W/sim-before.txt"
-block "trace-sim, planned layout" "$W/sim-after.txt"
-block "trace-sim, stock with -falign-functions=32" "$W/sim-align32.txt"
+block "cachepin simulate, stock layout" "$W/sim-before.txt"
+block "cachepin simulate, planned layout" "$W/sim-after.txt"
+block "cachepin simulate, stock with -falign-functions=32" "$W/sim-align32.txt"
 for r in before after; do
 	for l in stock align32 perf trace; do
 		case $r in before) rn=stock ;; *) rn=after ;; esac
@@ -235,7 +235,7 @@ for r in before after; do
 		perf) ln="the perf plan's kernel" ;;
 		*) ln="the QEMU-trace plan's kernel" ;;
 		esac
-		block "trace-sim, the $rn run's trace remapped onto $ln" "$W/sim-$r-on-$l.txt"
+		block "cachepin simulate, the $rn run's trace remapped onto $ln" "$W/sim-$r-on-$l.txt"
 	done
 done
 for p in perf trace; do

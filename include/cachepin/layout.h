@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Another layout of a binary's code, without linking it: where every
+ * unit and function of the binary would be in a relink with a plan
+ * (its alignment file), or where they are in a relink that exists.
+ * cachepin simulate remaps a trace with it: an address of the traced
+ * binary goes to its function and offset, then to that function's
+ * address in the layout.
+ */
+#ifndef CACHEPIN_LAYOUT_H
+#define CACHEPIN_LAYOUT_H
+
+#include "cachepin/align.h"
+#include "cachepin/binary.h"
+
+struct cachepin_layout {
+	const struct cachepin_binary *bin;	/* the traced binary */
+	int64_t *delta;		/* per function of BIN: new address - address */
+	bool *known;		/* per function: DELTA holds (else it stays where it is) */
+	size_t nr_known;	/* functions with a known place */
+	uint64_t block_start;	/* from an alignment file: where its block starts */
+	uint64_t block_size;
+};
+
+/*
+ * The layout a link of BIN with the plan AL (read from AL_PATH, named in
+ * messages) gives, as GNU ld lays it out: the block of the plan's units
+ * at the first multiple of its alignment where the binary's main text
+ * (the first ".text" or ".text.*" input section of the plan's output
+ * section) begins, each unit at its offset; then the rest of that
+ * section's units in the binary's order, each at its alignment, a
+ * kernel's text after TEXT_TEXT (the plan's 'tail') from the next
+ * multiple of the block alignment, as the hook ends TEXT_TEXT; later
+ * executable sections moved by what the section grew, at their
+ * alignment.  Units before the block stay.  BIN needs its link map (the
+ * units' alignment).  Returns 0, or a negative errno after logging
+ * "'AL_PATH': ..." (-ENOENT: a unit of the plan is not in BIN, with a
+ * hint), with L released.
+ */
+int cachepin_layout__from_align(struct cachepin_layout *l, const struct cachepin_binary *bin,
+				const struct cachepin_align *al, const char *al_path);
+
+/*
+ * The layout of NEW, a relink of BIN: each function of BIN whose name
+ * BIN and NEW hold once each, with the same size, at its address in NEW;
+ * the others stay.  Returns 0 or -ENOMEM.
+ */
+int cachepin_layout__from_relink(struct cachepin_layout *l, const struct cachepin_binary *bin,
+				 const struct cachepin_binary *new);
+
+/*
+ * Where the byte at ADDR of BIN is in L: ADDR plus the returned delta;
+ * *KNOWN (may be NULL) false when ADDR is outside the functions whose
+ * place L knows (delta 0).  *HINT (may be NULL) caches the last
+ * function looked up: start it NULL.
+ */
+int64_t cachepin_layout__delta(const struct cachepin_layout *l, uint64_t addr, bool *known,
+			       const struct cachepin_func **hint);
+
+/* Per function of BIN: its address in L (NR_FUNCS entries); NULL on ENOMEM. */
+uint64_t *cachepin_layout__faddr(const struct cachepin_layout *l);
+
+void cachepin_layout__release(struct cachepin_layout *l);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trace-driven simulator (cachepin simulate): the fetch stream of a
+ * recorded run, a QEMU `-d in_asm,exec,nochain` log or a valgrind
+ * lackey `--trace-mem=yes` trace, read as a stream and fed to online
+ * cache simulators (cachepin/cache.h), on the traced layout or remapped
+ * to another one (cachepin/layout.h).  Memory is the caches' state and
+ * the log reader's, whatever the length of the trace.
+ *
+ * The fetch stream: every executed block (QEMU) or instruction (lackey)
+ * touches each cache line its bytes span, in order.  A line fetched
+ * right after itself always hits in every policy: it is counted as an
+ * access, not simulated.
+ */
+#ifndef CACHEPIN_SIMULATE_H
+#define CACHEPIN_SIMULATE_H
+
+#include "cachepin/cache.h"
+#include "cachepin/layout.h"
+
+enum cachepin_sim_policy {
+	CACHEPIN_SIM_LRU,
+	CACHEPIN_SIM_RANDOM,	/* seeded, as cachepin_cache__simulate() */
+	CACHEPIN_SIM_RR,
+	CACHEPIN_SIM_FA_LRU,	/* fully associative LRU of the same size */
+	CACHEPIN_SIM__NR,
+};
+
+/* "lru", "random", "round-robin", "fa-lru". */
+const char *cachepin_sim_policy_name(enum cachepin_sim_policy p);
+
+/* The policy named NAME ("rr" too); -1 if none. */
+int cachepin_sim_policy_parse(const char *name);
+
+struct cachepin_simulate_opts {
+	const struct cachepin_cache *caches;
+	size_t nr_caches;
+	unsigned int policies;		/* bit per enum cachepin_sim_policy; 0: all */
+	uint64_t seed;			/* random; 0 means 1 */
+	bool range;			/* fetch only [lo, hi) (addresses as traced) */
+	uint64_t lo, hi;
+	int64_t cpu;			/* QEMU: only this cpu's blocks; -1: all */
+	const struct cachepin_layout *layout;	/* remap to it; NULL: as traced */
+};
+
+struct cachepin_simulate_row {
+	const struct cachepin_cache *cache;	/* into opts->caches */
+	enum cachepin_sim_policy policy;
+	uint64_t accesses, misses;
+};
+
+enum cachepin_trace_format { CACHEPIN_TRACE_QEMU, CACHEPIN_TRACE_LACKEY };
+
+struct cachepin_simulation {
+	enum cachepin_trace_format format;
+	uint64_t blocks;	/* QEMU blocks (lackey: instructions) simulated */
+	uint64_t insns;		/* instructions fetched (inside the range) */
+	uint64_t other_cpu;	/* QEMU blocks of other cpus, skipped */
+	uint64_t unknown_blocks, unknown_pcs;	/* QEMU exec lines without in_asm */
+	uint64_t cancelled;	/* QEMU blocks cancelled by "Stopped execution" */
+	uint32_t nr_cpus;
+	uint64_t other_lines, first_other;	/* lackey: lines of neither kind */
+	bool cut_last_line;
+	uint64_t remapped, kept;	/* with a layout: instructions moved, left where they ran */
+	struct cachepin_simulate_row *rows;	/* per cache, per policy asked, in order */
+	size_t nr_rows;
+};
+
+/*
+ * Simulate the trace PATH ("-" for standard input; a pipe is fine) into
+ * OUT (released with cachepin_simulate__release()).  Returns 0, or a
+ * negative errno after logging "'PATH': <problem>" (-EINVAL: not a trace
+ * or a bad line, with its number), with OUT released.
+ */
+int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts *o,
+			   struct cachepin_simulation *out);
+
+void cachepin_simulate__release(struct cachepin_simulation *s);
+
+#endif

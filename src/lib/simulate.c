@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin simulate's engine: a recorded fetch stream (QEMU log or
+ * lackey trace) through online simulators, one stream of lines per line
+ * size, each feeding the caches of that line size.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <unistd.h>
+#include "cachepin/qemu.h"
+#include "cachepin/simulate.h"
+#include "internal.h"
+#include "lackey.h"
+
+#define HEAD 4096
+
+static const char *const policy_names[CACHEPIN_SIM__NR] = {
+	[CACHEPIN_SIM_LRU] = "lru",
+	[CACHEPIN_SIM_RANDOM] = "random",
+	[CACHEPIN_SIM_RR] = "round-robin",
+	[CACHEPIN_SIM_FA_LRU] = "fa-lru",
+};
+
+const char *cachepin_sim_policy_name(enum cachepin_sim_policy p)
+{
+	return p < CACHEPIN_SIM__NR ? policy_names[p] : "?";
+}
+
+int cachepin_sim_policy_parse(const char *name)
+{
+	int p;
+
+	if (!strcmp(name, "rr"))
+		return CACHEPIN_SIM_RR;
+	for (p = 0; p < CACHEPIN_SIM__NR; p++)
+		if (!strcmp(name, policy_names[p]))
+			return p;
+	return -1;
+}
+
+/* The lines of one line size and the simulators that take them. */
+struct stream {
+	uint32_t shift;
+	uint64_t last, accesses;
+	bool any;
+	struct cachepin_cache_sim **sims;
+	size_t *row;		/* per sim: its row */
+	size_t nr;
+};
+
+struct engine {
+	const struct cachepin_simulate_opts *o;
+	struct cachepin_simulation *out;
+	struct stream st[16];
+	size_t nr_st;
+	const struct cachepin_func *hint;	/* the layout's last function */
+};
+
+static inline void fetch(struct engine *en, uint64_t a, uint64_t z)
+{
+	size_t i, k;
+	uint64_t l;
+
+	for (i = 0; a < z && i < en->nr_st; i++) {
+		struct stream *s = &en->st[i];
+
+		for (l = a >> s->shift; l <= (z - 1) >> s->shift; l++) {
+			s->accesses++;
+			if (s->any && s->last == l)
+				continue;
+			s->any = true;
+			s->last = l;
+			for (k = 0; k < s->nr; k++)
+				cachepin_cache_sim__access(s->sims[k], l);
+		}
+	}
+}
+
+static inline bool in_range(const struct cachepin_simulate_opts *o, uint64_t a)
+{
+	return !o->range || (a >= o->lo && a < o->hi);
+}
+
+/*
+ * A block through the layout: runs of instructions that stay together
+ * (one delta, one after the other) are fetched as one range.
+ */
+static void remap_block(struct engine *en, const struct cachepin_qblock *b)
+{
+	uint64_t ra = 0, rz = 0;
+	int64_t rd = 0;
+	bool open = false, known;
+	size_t i;
+
+	for (i = 0; i < b->nr_insns; i++) {
+		uint64_t ia = b->pc + b->insn_off[i];
+		uint64_t iz = b->pc + (i + 1 < b->nr_insns ? b->insn_off[i + 1] : b->size);
+		int64_t d;
+
+		if (!in_range(en->o, ia))
+			continue;
+		en->out->insns++;
+		d = cachepin_layout__delta(en->o->layout, ia, &known, &en->hint);
+		if (known)
+			en->out->remapped++;
+		else
+			en->out->kept++;
+		if (open && d == rd && ia == rz) {
+			rz = iz;
+			continue;
+		}
+		if (open)
+			fetch(en, ra + (uint64_t)rd, rz + (uint64_t)rd);
+		open = true;
+		ra = ia;
+		rz = iz;
+		rd = d;
+	}
+	if (open)
+		fetch(en, ra + (uint64_t)rd, rz + (uint64_t)rd);
+}
+
+static int on_block(void *ctx, const struct cachepin_qblock *b)
+{
+	struct engine *en = ctx;
+	const struct cachepin_simulate_opts *o = en->o;
+	uint64_t a = b->pc, z = b->pc + b->size;
+	size_t i;
+
+	if (o->cpu >= 0 && b->cpu != (uint64_t)o->cpu) {
+		en->out->other_cpu++;
+		return 0;
+	}
+	en->out->blocks++;
+	if (o->layout) {
+		remap_block(en, b);
+		return 0;
+	}
+	if (o->range) {
+		for (i = 0; i < b->nr_insns; i++)
+			en->out->insns += in_range(o, b->pc + b->insn_off[i]);
+		if (a < o->lo)
+			a = o->lo;
+		if (z > o->hi)
+			z = o->hi;
+	} else {
+		en->out->insns += b->nr_insns;
+	}
+	if (a < z)
+		fetch(en, a, z);
+	return 0;
+}
+
+static int on_fetch(void *ctx, uint64_t addr, uint32_t size)
+{
+	struct engine *en = ctx;
+	int64_t d = 0;
+	bool known;
+
+	if (!in_range(en->o, addr))
+		return 0;
+	en->out->blocks++;
+	en->out->insns++;
+	if (en->o->layout) {
+		d = cachepin_layout__delta(en->o->layout, addr, &known, &en->hint);
+		if (known)
+			en->out->remapped++;
+		else
+			en->out->kept++;
+	}
+	fetch(en, addr + (uint64_t)d, addr + (uint64_t)d + size);
+	return 0;
+}
+
+/* Streams and simulators for every cache and policy asked; rows in order. */
+static int engine_init(struct engine *en, const struct cachepin_simulate_opts *o,
+		       struct cachepin_simulation *out)
+{
+	unsigned int pol = o->policies ? o->policies : (1u << CACHEPIN_SIM__NR) - 1;
+	size_t i, j, n = 0;
+	int p;
+
+	memset(en, 0, sizeof(*en));
+	en->o = o;
+	en->out = out;
+	for (i = 0; i < o->nr_caches; i++)
+		for (p = 0; p < CACHEPIN_SIM__NR; p++)
+			n += (pol >> p) & 1;
+	out->rows = calloc(n + 1, sizeof(*out->rows));
+	if (!out->rows)
+		return -ENOMEM;
+	for (i = 0; i < o->nr_caches; i++) {
+		const struct cachepin_cache *c = &o->caches[i];
+		struct stream *s = NULL;
+
+		for (j = 0; j < en->nr_st; j++)
+			if (en->st[j].shift == c->line_shift)
+				s = &en->st[j];
+		if (!s) {
+			if (en->nr_st == ARRAY_SIZE(en->st))
+				return -EINVAL;
+			s = &en->st[en->nr_st++];
+			s->shift = c->line_shift;
+			s->sims = calloc(n + 1, sizeof(*s->sims));
+			s->row = calloc(n + 1, sizeof(*s->row));
+			if (!s->sims || !s->row)
+				return -ENOMEM;
+		}
+		for (p = 0; p < CACHEPIN_SIM__NR; p++) {
+			struct cachepin_simulate_row *r;
+
+			if (!((pol >> p) & 1))
+				continue;
+			r = &out->rows[out->nr_rows];
+			r->cache = c;
+			r->policy = p;
+			s->sims[s->nr] = cachepin_cache_sim__new(c,
+				p == CACHEPIN_SIM_RANDOM ? CACHEPIN_REPL_RANDOM :
+				p == CACHEPIN_SIM_RR ? CACHEPIN_REPL_RR : CACHEPIN_REPL_LRU,
+				p == CACHEPIN_SIM_FA_LRU, o->seed ? o->seed : 1);
+			if (!s->sims[s->nr])
+				return -ENOMEM;
+			s->row[s->nr++] = out->nr_rows++;
+		}
+	}
+	return 0;
+}
+
+static void engine_finish(struct engine *en)
+{
+	size_t i, k;
+
+	for (i = 0; i < en->nr_st; i++) {
+		struct stream *s = &en->st[i];
+
+		for (k = 0; k < s->nr; k++) {
+			en->out->rows[s->row[k]].accesses = s->accesses;
+			en->out->rows[s->row[k]].misses = cachepin_cache_sim__misses(s->sims[k]);
+		}
+	}
+}
+
+static void engine_release(struct engine *en)
+{
+	size_t i, k;
+
+	for (i = 0; i < en->nr_st; i++) {
+		for (k = 0; k < en->st[i].nr; k++)
+			cachepin_cache_sim__free(en->st[i].sims[k]);
+		free(en->st[i].sims);
+		free(en->st[i].row);
+	}
+}
+
+/* The first bytes of FD into HEAD (up to HEAD bytes): their number, or -errno. */
+static ssize_t read_head(int fd, char *head)
+{
+	size_t len = 0;
+
+	while (len < HEAD) {
+		ssize_t n = read(fd, head + len, HEAD - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
+static int run_qemu(struct engine *en, int fd, const char *path, const char *head, size_t len)
+{
+	struct cachepin_simulation *out = en->out;
+	const struct cachepin_qtrace_stats *qs;
+	struct cachepin_qtrace *t;
+	int err;
+
+	t = cachepin_qtrace__open_fd(fd, path, head, len);
+	if (!t)
+		return -errno;
+	err = cachepin_qtrace__for_each_block(t, on_block, en);
+	qs = cachepin_qtrace__stats(t);
+	out->unknown_blocks = qs->nr_unknown;
+	out->unknown_pcs = qs->nr_unknown_pcs;
+	out->cancelled = qs->nr_stopped;
+	out->nr_cpus = qs->nr_cpus;
+	out->cut_last_line = qs->cut_last_line;
+	cachepin_qtrace__free(t);
+	return err;
+}
+
+int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts *o,
+			   struct cachepin_simulation *out)
+{
+	struct cachepin_lackey_stats ls;
+	struct engine en;
+	char *head = malloc(HEAD);
+	bool std = !strcmp(path, "-");
+	ssize_t len;
+	int fd = -1, err;
+
+	memset(out, 0, sizeof(*out));
+	if (!head) {
+		pr_warn("out of memory\n");
+		return -ENOMEM;
+	}
+	if ((err = engine_init(&en, o, out))) {
+		pr_warn("out of memory\n");
+		goto out;
+	}
+	fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		goto out;
+	}
+	len = read_head(fd, head);
+	if (len < 0) {
+		err = (int)len;
+		pr_warn("cannot read '%s': %s\n", path, strerror(-err));
+		goto out;
+	}
+	if (!len) {
+		pr_warn("'%s': empty trace\n", path);
+		err = -EINVAL;
+		goto out;
+	}
+	if (cachepin_qtrace__detect(head, (size_t)len)) {
+		out->format = CACHEPIN_TRACE_QEMU;
+		err = run_qemu(&en, fd, path, head, (size_t)len);
+		fd = -1;	/* the reader closed it */
+	} else if (cachepin_lackey__detect(head, (size_t)len)) {
+		out->format = CACHEPIN_TRACE_LACKEY;
+		err = cachepin_lackey__read(fd, path, head, (size_t)len, on_fetch, &en, &ls);
+		out->other_lines = ls.other;
+		out->first_other = ls.first_other;
+		out->cut_last_line = ls.cut_last_line;
+	} else {
+		pr_warn("'%s': not a QEMU in_asm/exec log nor a valgrind lackey trace\n", path);
+		pr_warn("hint: record with 'qemu-... -d in_asm,exec,nochain -D FILE' or "
+			"'valgrind --tool=lackey --trace-mem=yes --log-file=FILE'\n");
+		err = -EINVAL;
+	}
+	if (!err)
+		engine_finish(&en);
+out:
+	if (fd > 0)
+		close(fd);
+	engine_release(&en);
+	free(head);
+	if (err)
+		cachepin_simulate__release(out);
+	return err;
+}
+
+void cachepin_simulate__release(struct cachepin_simulation *s)
+{
+	if (!s)
+		return;
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin simulate: the I-cache misses of a recorded fetch stream (a
+ * QEMU log, a lackey trace), on the traced layout or remapped to a plan
+ * or a relink.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cachepin/simulate.h"
+#include "tool.h"
+
+enum {
+	OPT_POLICY = 'p',
+	OPT_SEED = 2001,
+	OPT_RANGE,
+	OPT_CPU,
+	OPT_LAYOUT,
+	OPT_RELINK,
+	OPT_JSON,
+};
+
+const struct tool_opt simulate_opts[] = {
+	TOOL_CACHE_OPT,
+	{ "policy", 'p', "LIST", "replacement policies: lru,random,rr,fa-lru (default all)", OPT_POLICY },
+	{ "seed", 0, "N", "seed of the random policy (default 1)", OPT_SEED },
+	{ "range", 0, "LO-HI", "fetch only instructions at [LO, HI) as traced (a kernel's text)", OPT_RANGE },
+	{ "cpu", 0, "N", "QEMU logs of SMP guests: only this cpu's blocks", OPT_CPU },
+	{ "layout", 0, "FILE", "remap to the layout of a plan (its alignment file) on BINARY", OPT_LAYOUT },
+	{ "relink", 0, "ELF", "remap to a relink of BINARY, function by function name", OPT_RELINK },
+	{ "map", 'm', "FILE", "GNU ld link map of BINARY (--layout needs it)", 'm' },
+	{ "json", 0, NULL, "print JSON", OPT_JSON },
+	{ NULL }
+};
+
+struct sim_args {
+	struct tool_inputs in;
+	struct cachepin_simulate_opts o;
+	const char *layout, *relink;
+	bool json;
+};
+
+static int parse_range(const char *arg, uint64_t *lo, uint64_t *hi)
+{
+	char *end;
+
+	errno = 0;
+	*lo = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end != '-' || *arg == '-')
+		return -1;
+	arg = end + 1;
+	*hi = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-' || *hi <= *lo)
+		return -1;
+	return 0;
+}
+
+static int parse_policies(const char *arg, unsigned int *pol)
+{
+	char *dup = strdup(arg), *s, *save = NULL;
+	int p;
+
+	if (!dup)
+		return tool_error("out of memory");
+	*pol = 0;
+	for (s = strtok_r(dup, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+		p = cachepin_sim_policy_parse(s);
+		if (p < 0) {
+			tool_error("simulate: unknown policy '%s'", s);
+			tool_hint("use lru, random, rr (round-robin) or fa-lru, comma-separated");
+			free(dup);
+			return EXIT_USAGE;
+		}
+		*pol |= 1u << p;
+	}
+	free(dup);
+	if (!*pol)
+		return tool_error("simulate: no policy in '%s'", arg) * EXIT_USAGE;
+	return 0;
+}
+
+static int simulate_opt(int id, const char *arg, void *ctx)
+{
+	struct sim_args *a = ctx;
+	uint64_t v;
+	int r = tool_inputs_opt(&a->in, id, arg);
+
+	if (r >= 0)
+		return r;
+	switch (id) {
+	case OPT_POLICY:
+		return parse_policies(arg, &a->o.policies);
+	case OPT_SEED:
+		return tool_parse_u64(arg, &a->o.seed, "--seed");
+	case OPT_RANGE:
+		if (parse_range(arg, &a->o.lo, &a->o.hi)) {
+			tool_error("simulate: bad range '%s'", arg);
+			tool_hint("use LO-HI, e.g. 0xc0008000-0xc0800000");
+			return EXIT_USAGE;
+		}
+		a->o.range = true;
+		return 0;
+	case OPT_CPU:
+		if ((r = tool_parse_u64(arg, &v, "--cpu")))
+			return r;
+		if (v > UINT32_MAX)
+			return tool_error("simulate: bad --cpu '%s'", arg) * EXIT_USAGE;
+		a->o.cpu = (int64_t)v;
+		return 0;
+	case OPT_LAYOUT:
+		a->layout = arg;
+		return 0;
+	case OPT_RELINK:
+		a->relink = arg;
+		return 0;
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+static void print_text(const char *trace, const struct sim_args *a,
+		       const struct cachepin_simulation *s)
+{
+	size_t i;
+
+	printf("# simulate '%s' (%s): %" PRIu64 " %s, %" PRIu64 " instructions", trace,
+	       s->format == CACHEPIN_TRACE_QEMU ? "qemu" : "lackey", s->blocks,
+	       s->format == CACHEPIN_TRACE_QEMU ? "blocks" : "fetches", s->insns);
+	if (s->format == CACHEPIN_TRACE_QEMU)
+		printf(", %" PRIu64 " blocks without in_asm", s->unknown_blocks);
+	printf("\n");
+	if (a->o.range)
+		printf("# range 0x%" PRIx64 "-0x%" PRIx64 "\n", a->o.lo, a->o.hi);
+	if (a->layout || a->relink)
+		printf("# layout '%s': %" PRIu64 " instructions remapped, %" PRIu64 " where they ran\n",
+		       a->layout ? a->layout : a->relink, s->remapped, s->kept);
+	printf("%-16s %-12s %12s %12s %12s %8s\n", "cache", "policy", "accesses", "misses",
+	       "instructions", "mpki");
+	for (i = 0; i < s->nr_rows; i++) {
+		const struct cachepin_simulate_row *r = &s->rows[i];
+
+		printf("%-16s %-12s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8.3f\n", r->cache->name,
+		       cachepin_sim_policy_name(r->policy), r->accesses, r->misses, s->insns,
+		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
+	}
+}
+
+static void print_json(const char *trace, const struct sim_args *a,
+		       const struct cachepin_simulation *s)
+{
+	size_t i;
+
+	printf("{\"trace\": ");
+	json_str(stdout, trace);
+	printf(", \"format\": \"%s\", \"blocks\": %" PRIu64 ", \"instructions\": %" PRIu64
+	       ", \"unknown_blocks\": %" PRIu64 ", \"cancelled_blocks\": %" PRIu64,
+	       s->format == CACHEPIN_TRACE_QEMU ? "qemu" : "lackey", s->blocks, s->insns,
+	       s->unknown_blocks, s->cancelled);
+	if (a->o.range)
+		printf(", \"range\": [%" PRIu64 ", %" PRIu64 "]", a->o.lo, a->o.hi);
+	if (a->layout || a->relink) {
+		printf(", \"layout\": ");
+		json_str(stdout, a->layout ? a->layout : a->relink);
+		printf(", \"remapped\": %" PRIu64 ", \"kept\": %" PRIu64, s->remapped, s->kept);
+	}
+	printf(", \"results\": [");
+	for (i = 0; i < s->nr_rows; i++) {
+		const struct cachepin_simulate_row *r = &s->rows[i];
+
+		printf("%s{\"cache\": ", i ? ", " : "");
+		json_str(stdout, r->cache->name);
+		printf(", \"size\": %u, \"ways\": %u, \"line\": %u, \"policy\": \"%s\", \"accesses\": %" PRIu64
+		       ", \"misses\": %" PRIu64 ", \"mpki\": %.3f}", r->cache->size, r->cache->ways,
+		       r->cache->line, cachepin_sim_policy_name(r->policy), r->accesses, r->misses,
+		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
+	}
+	printf("]}\n");
+}
+
+/* What the run left out or could not see, as warnings. */
+static void warn_run(const char *trace, const struct sim_args *a, const struct cachepin_simulation *s)
+{
+	if (s->unknown_blocks)
+		tool_warn("'%s': %" PRIu64 " executed blocks (%" PRIu64 " addresses) have no in_asm block and are not simulated",
+			  trace, s->unknown_blocks, s->unknown_pcs);
+	if (s->nr_cpus > 1 && a->o.cpu < 0)
+		tool_warn("'%s' holds %u cpus; their fetches are simulated as one stream (see --cpu)", trace,
+			  s->nr_cpus);
+	if (s->other_lines)
+		tool_warn("'%s': %" PRIu64 " lines are neither lackey's nor valgrind's (the first is line %" PRIu64 "); skipped",
+			  trace, s->other_lines, s->first_other);
+	if (s->cut_last_line)
+		tool_warn("'%s': the last line is cut off; ignored", trace);
+	if ((a->layout || a->relink) && s->kept) {
+		tool_warn("'%s': %" PRIu64 " of %" PRIu64 " instructions ran outside the functions whose place '%s' gives and stay where they ran",
+			  trace, s->kept, s->kept + s->remapped, a->layout ? a->layout : a->relink);
+		/* a tenth of the run outside known code: another binary than the traced one? */
+		if (s->kept * 10 > s->kept + s->remapped)
+			tool_hint("is '%s' the binary that was traced? only code it names can move", a->in.binary);
+	}
+}
+
+/* The layout to remap to, from --layout or --relink on BIN.  0 or 1. */
+static int open_layout(struct sim_args *a, const struct cachepin_binary *bin,
+		       struct cachepin_layout *l)
+{
+	struct cachepin_binary *new;
+	struct cachepin_align *al;
+	int err;
+
+	if (a->layout) {
+		al = cachepin_align__read(a->layout);
+		if (!al)
+			return 1;
+		err = cachepin_layout__from_align(l, bin, al, a->layout);
+		cachepin_align__free(al);
+		return err ? 1 : 0;
+	}
+	new = cachepin_binary__open(a->relink);
+	if (!new)
+		return 1;
+	err = cachepin_layout__from_relink(l, bin, new);
+	cachepin_binary__free(new);
+	return err ? 1 : 0;
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	const struct tool_cmd *cmd = tool_find_cmd("simulate");
+	struct sim_args a = { .o.cpu = -1 };
+	struct cachepin_binary *bin = NULL;
+	struct cachepin_layout l = { 0 };
+	struct cachepin_simulation s;
+	struct timespec t0, t1;
+	const char *trace;
+	int first, rc = 1;
+
+	first = tool_parse(cmd, argc, argv, simulate_opt, &a);
+	if (argc - first < 1 || argc - first > 2) {
+		tool_error("simulate: need a trace, and the traced binary to remap it");
+		tool_usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	trace = argv[first];
+	a.in.binary = argc - first == 2 ? argv[first + 1] : NULL;
+	if (a.layout && a.relink) {
+		tool_error("simulate: --layout and --relink both give the layout; give one");
+		return EXIT_USAGE;
+	}
+	if (!a.in.binary != !(a.layout || a.relink)) {
+		tool_error(a.in.binary ? "simulate: a binary is only needed to remap the trace (--layout, --relink)" :
+			   "simulate: --%s needs the traced binary after the trace", a.layout ? "layout" : "relink");
+		return EXIT_USAGE;
+	}
+	if (a.in.map && !a.in.binary) {
+		tool_error("simulate: -m is the map of the traced binary, which only --layout needs");
+		return EXIT_USAGE;
+	}
+	if (tool_default_cache(&a.in))
+		return 1;
+	a.o.caches = a.in.caches;
+	a.o.nr_caches = a.in.nr_caches;
+	if (a.in.binary) {
+		bin = tool_open_binary(&a.in);
+		if (!bin || open_layout(&a, bin, &l))
+			goto out;
+		a.o.layout = &l;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cachepin_simulate__run(trace, &a.o, &s))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (tool_verbose) {
+		double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		fprintf(stderr, "cachepin: %" PRIu64 " instructions, %" PRIu64 " line accesses in %.2f s (%.1f M accesses/s)\n",
+			s.insns, s.nr_rows ? s.rows[0].accesses : 0, dt,
+			dt > 0 && s.nr_rows ? (double)s.rows[0].accesses / dt / 1e6 : 0.0);
+	}
+	warn_run(trace, &a, &s);
+	if (a.json)
+		print_json(trace, &a, &s);
+	else
+		print_text(trace, &a, &s);
+	cachepin_simulate__release(&s);
+	rc = fflush(stdout) || ferror(stdout) ? tool_error("simulate: cannot write the output") : 0;
+out:
+	cachepin_layout__release(&l);
+	cachepin_binary__free(bin);
+	tool_inputs_release(&a.in);
+	return rc;
+}
