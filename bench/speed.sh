@@ -9,7 +9,12 @@
 #      python3 interpreter, until the file holds at least SAMPLES samples;
 #   2. 'cachepin plan' on a real ARM32 kernel: examples/vexpress-arm
 #      (Linux 6.1 vexpress_defconfig + NAT, about 30,000 functions) with the
-#      NAT profile of examples/router-arm.
+#      NAT profile of examples/router-arm;
+#   3. 'cachepin simulate' on a QEMU execution log of at least SIMLOG_MB
+#      megabytes, recorded here (qemu-x86_64 -d in_asm,exec,nochain of the
+#      program bench/speed/simwork.awk writes), three geometries, all four
+#      policies: its rate in instructions per second and its peak RSS,
+#      which must not grow with the log.
 # Each command runs RUNS times; perf script and cachepin profile alternate
 # within each round so their ratio is taken under the same conditions.
 # Medians are reported.  perf.data is never kept in the repository: it stays
@@ -32,9 +37,11 @@
 #                from examples/vexpress-arm, else examples/router-arm)
 #   KPROFILE     profile for the plan (default examples/router-arm/router.profile)
 #   CACHE        cache geometry for the plan (default cortex-a9-32k)
+#   SIMLOG_MB    size of the QEMU log for part 3 (default 1024)
 #
 # Debian packages it needs: linux-perf time python3-minimal xz-utils
-#   binutils gawk coreutils (and, to build cachepin: make gcc libelf-dev)
+#   binutils gawk coreutils qemu-user gcc libc6-dev (and, to build
+#   cachepin: make gcc libelf-dev)
 set -e
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +55,7 @@ CACHEPIN=${CACHEPIN:-$top/cachepin}
 PYTHON=${PYTHON:-/usr/bin/python3}
 KPROFILE=${KPROFILE:-$top/examples/router-arm/router.profile}
 CACHE=${CACHE:-cortex-a9-32k}
+SIMLOG_MB=${SIMLOG_MB:-1024}
 
 die() {
 	echo "error: $1" >&2
@@ -64,13 +72,15 @@ need perf linux-perf
 need xz xz-utils
 need nm binutils
 need awk gawk
+need qemu-x86_64 qemu-user
+need gcc gcc
 [ "$(date +%N)" != N ] || die "'date' has no %N (nanoseconds)" "apt-get install coreutils"
 [ -x /usr/bin/time ] || die "'/usr/bin/time' not found" "apt-get install time"
 /usr/bin/time -f '%e %M' true 2>/dev/null >/dev/null ||
 	die "'/usr/bin/time' is not GNU time (-f '%e %M' fails)" "apt-get install time"
 [ -x "$PYTHON" ] || die "'$PYTHON' not found" "apt-get install python3-minimal, or set PYTHON"
 [ -x "$CACHEPIN" ] || die "'$CACHEPIN': not built" "run 'make -j2' in the project top, or set CACHEPIN"
-for v in RUNS SAMPLES FREQ COPIES; do
+for v in RUNS SAMPLES FREQ COPIES SIMLOG_MB; do
 	x=
 	eval "x=\$$v"
 	case $x in '' | *[!0-9]*) die "$v='$x': not a positive number" ;; esac
@@ -219,6 +229,33 @@ while [ "$i" -le "$RUNS" ]; do
 done
 row "cachepin plan --map vmlinux.map -c $CACHE -o plan.lds vmlinux $(basename "$KPROFILE")" \
 	"$kinput" "$W/plan.log" "-"
+
+# ---- 3. cachepin simulate on a large QEMU log ------------------------------
+SLOG=$W/simwork.log
+if [ ! -f "$SLOG" ] || [ "$(du -m "$SLOG" | awk '{ print $1 }')" -lt "$SIMLOG_MB" ]; then
+	awk -f "$top/bench/speed/simwork.awk" > "$W/simwork.c"
+	gcc -O1 -static -o "$W/simwork" "$W/simwork.c" || die "cannot build '$W/simwork.c'"
+	# about 1,070 bytes of log per round (measured: 2,142 MB for 2 M rounds)
+	rounds=$((SIMLOG_MB * 1000))
+	log "recording '$SLOG' (qemu-x86_64 -d in_asm,exec,nochain, $rounds rounds)"
+	env -i qemu-x86_64 -d in_asm,exec,nochain -D "$SLOG.tmp" "$W/simwork" "$rounds" ||
+		die "qemu-x86_64 failed on '$W/simwork'"
+	mv "$SLOG.tmp" "$SLOG"
+fi
+smb=$(du -m "$SLOG" | awk '{ print $1 }')
+rm -f "$W/sim.log"
+i=1
+while [ "$i" -le "$RUNS" ]; do
+	log "run $i/$RUNS: cachepin simulate ($smb MB)"
+	timed "$W/sim.log" "$CACHEPIN" simulate -c 16K:4:32,32K:4:32,64K:4:32 "$SLOG"
+	i=$((i + 1))
+done
+"$CACHEPIN" simulate -c 16K:4:32 -p lru "$SLOG" > "$W/sim.out" || die "cachepin simulate failed on '$SLOG'"
+sinsns=$(awk '$2 == "lru" { print $5; exit }' "$W/sim.out")
+srate=$(awk -v n="$sinsns" -v t="$(median 1 "$W/sim.log")" -v mb="$smb" \
+	'BEGIN { printf "%.1f M instructions/s, %.0f MB/s", n / t / 1e6, mb / t }')
+row "cachepin simulate -c 16K:4:32,32K:4:32,64K:4:32 simwork.log" \
+	"QEMU log: $smb MB, $sinsns instructions (bench/speed/simwork.awk under qemu-x86_64)" "$W/sim.log" "$srate"
 
 # ---- report ----------------------------------------------------------------
 {

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Exact output of score, plan, check and profile on a fixed ARM program (tests/src/golden.s), a hot list and a recording in time order.
+# Exact output of score, plan, check, diff and profile on a fixed ARM program (tests/src/golden.s), a hot list and a recording in time order.
 . "$(dirname "$0")/test-subr.sh"
-need_cmd arm-linux-gnueabihf-as arm-linux-gnueabihf-ld
+need_cmd arm-linux-gnueabihf-as arm-linux-gnueabihf-ld jq
 
 # Everything by relative name, so that no path of this machine gets into
 # the objects, the maps or the outputs.
@@ -160,6 +160,37 @@ testrun_compare sed -n '/misses LRU/p; /over 2 hot lines/p' new.score <<'EOF'
   misses LRU                           17      0.01 per 1000 fetches   <- this CPU
   sets with hot lines 14 of 16; over 2 hot lines: 0
 EOF
+
+# The two builds side by side: every hot function but route changed set
+# (route's block starts where route was), the four that shared sets 0-2
+# lost their misses, and the six pairs that fought there are gone.
+testrun_compare $CACHEPIN diff -c 1K:2:32 --old-map golden.map --new-map golden.new.map golden golden.new hot.txt <<'EOF'
+old 'golden', new 'golden.new', profile 'hot.txt': 12 and 12 functions
+
+cache 1K:2:32: 1024 bytes, 2 ways, 32-byte lines, 16 sets
+modelled misses: LRU 659073 -> 17 (-100.0 %), pseudo-random 535046 -> 17 (-100.0 %); fully associative 18 -> 17
+hot functions: 6 in both builds, 5 in another set
+    change   old miss   new miss  old set  new set  function
+   -202829     202833          4        0        0  route
+   -202828     202831          3        0        4  lookup
+   -174760     174762          2        0        8  hash
+    -78639      78644          5        0       14  parse
+        +0          1          1        5       10  csum
+        +0          2          2        6       12  queue
+pairs of functions sharing over-full sets: 0 new, 6 gone
+  gone   202831 misses in 3 sets  lookup + route
+  gone   174762 misses in 2 sets  hash + lookup
+  gone   174762 misses in 2 sets  hash + route
+  gone    78642 misses in 3 sets  lookup + parse
+  gone    78642 misses in 3 sets  parse + route
+  gone    52428 misses in 2 sets  hash + parse
+EOF
+# the other way round, as JSON: the pairs are new
+$CACHEPIN diff --json -c 1K:2:32 golden.new golden hot.txt > diff.json || fail "diff --json failed"
+testrun_compare jq -c '.caches[0] | [.old.lru, .new.lru, .moved, ([.pairs[] | .state] | unique), .functions[0].name]' diff.json <<'EOF'
+[17,659073,5,["new"],"route"]
+EOF
+expect_fail "need two builds and a profile" $CACHEPIN diff golden hot.txt
 
 # The stock link against the plan: offsets from the first hot unit, the
 # moved ones named with both sets, a failure.

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin diff: two builds of one code base under one profile: the
+ * modelled misses of each, the hot functions that changed set, the
+ * pairs of functions that now fight over sets and those that no longer
+ * do, by impact.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cachepin/diff.h"
+#include "tool.h"
+
+enum { OPT_JSON = 2001, OPT_TOP, OPT_OLD_MAP, OPT_NEW_MAP, OPT_ALL };
+
+const struct tool_opt diff_opts[] = {
+	TOOL_CACHE_OPT,
+	{ "old-map", 0, "FILE", "GNU ld link map of OLD", OPT_OLD_MAP },
+	{ "new-map", 0, "FILE", "GNU ld link map of NEW", OPT_NEW_MAP },
+	{ "top", 0, "N", "show the N functions and pairs of most impact (default 20)", OPT_TOP },
+	{ "all", 0, NULL, "show every hot function, also those that kept their set and misses", OPT_ALL },
+	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
+	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 },
+	{ "user", 0, NULL, "take user-space samples of this program", 1003 },
+	{ NULL }
+};
+
+struct diff_args {
+	struct tool_inputs in;
+	const char *old_map, *new_map;
+	uint64_t top;
+	bool json, all;
+};
+
+static int diff_opt(int id, const char *arg, void *ctx)
+{
+	struct diff_args *a = ctx;
+	int r;
+
+	switch (id) {
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case OPT_ALL:
+		a->all = true;
+		return 0;
+	case OPT_TOP:
+		if ((r = tool_parse_u64(arg, &a->top, "--top")))
+			return r;
+		if (!a->top || a->top > 1000000)
+			return tool_error("bad --top '%s'", arg) * EXIT_USAGE;
+		return 0;
+	case OPT_OLD_MAP:
+		a->old_map = arg;
+		return 0;
+	case OPT_NEW_MAP:
+		a->new_map = arg;
+		return 0;
+	}
+	r = tool_inputs_opt(&a->in, id, arg);
+	return r < 0 ? EXIT_USAGE : r;
+}
+
+/* One build: binary, profile, model, a score per cache. */
+struct build {
+	struct cachepin_binary *bin;
+	struct cachepin_load load;
+	struct cachepin_model *model;
+	struct cachepin_score *scores;
+	size_t nr_scores;
+};
+
+static int build_open(struct diff_args *a, struct build *b, const char *path, const char *map,
+		      const char *profile)
+{
+	struct cachepin_model_opts mo = { 0 };
+	size_t i;
+
+	a->in.binary = path;
+	a->in.map = map;
+	b->bin = tool_open_binary(&a->in);
+	if (!b->bin || tool_load_profile(&a->in, b->bin, profile, &b->load))
+		return 1;
+	b->model = cachepin_model__new(b->load.profile, b->bin, b->load.map, &mo);
+	if (!b->model)
+		return tool_error("'%s': cannot build the model: %s", path, strerror(errno));
+	b->scores = calloc(a->in.nr_caches, sizeof(*b->scores));
+	if (!b->scores)
+		return tool_error("out of memory");
+	for (i = 0; i < a->in.nr_caches; i++) {
+		if (cachepin_score__run(b->model, NULL, &a->in.caches[i],
+					CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT, &b->scores[i]))
+			return tool_error("out of memory");
+		b->nr_scores++;
+	}
+	return 0;
+}
+
+static void build_close(struct build *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_scores; i++)
+		cachepin_score__release(&b->scores[i]);
+	free(b->scores);
+	cachepin_model__free(b->model);
+	cachepin_load__release(&b->load);
+	cachepin_binary__free(b->bin);
+}
+
+static double change(uint64_t from, uint64_t to)
+{
+	return from ? 100.0 * ((double)to - (double)from) / (double)from : 0.0;
+}
+
+static void text_cache(const struct diff_args *a, const struct build *o, const struct build *n,
+		       size_t ci, const struct cachepin_diff *d)
+{
+	const struct cachepin_score *os = &o->scores[ci], *ns = &n->scores[ci];
+	const struct cachepin_cache *c = &os->cache;
+	uint64_t lo = os->miss[CACHEPIN_REPL_LRU], ln = ns->miss[CACHEPIN_REPL_LRU];
+	uint64_t ro = os->miss[CACHEPIN_REPL_RANDOM], rn = ns->miss[CACHEPIN_REPL_RANDOM];
+	size_t i, shown, added = 0;
+
+	printf("\ncache %s: %u bytes, %u ways, %u-byte lines, %u sets\n", c->name, c->size, c->ways,
+	       c->line, c->sets);
+	printf("modelled misses: LRU %" PRIu64 " -> %" PRIu64 " (%+.1f %%), pseudo-random %" PRIu64
+	       " -> %" PRIu64 " (%+.1f %%); fully associative %" PRIu64 " -> %" PRIu64 "\n",
+	       lo, ln, change(lo, ln), ro, rn, change(ro, rn), os->miss_fa_lru, ns->miss_fa_lru);
+	printf("hot functions: %zu in both builds, %zu in another set", d->nr_funcs, d->nr_moved);
+	if (d->nr_unmatched)
+		printf("; %zu not compared (a name not once in each build)", d->nr_unmatched);
+	printf("\n");
+	if (d->nr_funcs) {
+		printf("  %8s %10s %10s %8s %8s  %s\n", "change", "old miss", "new miss", "old set",
+		       "new set", "function");
+		for (i = 0, shown = 0; i < d->nr_funcs && shown < a->top; i++) {
+			const struct cachepin_diff_func *f = &d->funcs[i];
+
+			if (f->old_set == f->new_set && f->old_miss == f->new_miss && !a->all)
+				continue;
+			printf("  %+8" PRId64 " %10" PRIu64 " %10" PRIu64 " %8u %8u  %s\n",
+			       (int64_t)(f->new_miss - f->old_miss), f->old_miss, f->new_miss, f->old_set,
+			       f->new_set, f->name);
+			shown++;
+		}
+	}
+	for (i = 0; i < d->nr_pairs; i++)
+		added += d->pairs[i].added;
+	printf("pairs of functions sharing over-full sets: %zu new, %zu gone\n", added,
+	       d->nr_pairs - added);
+	for (i = 0; i < d->nr_pairs && i < a->top; i++) {
+		const struct cachepin_diff_pair *p = &d->pairs[i];
+
+		printf("  %s %8" PRIu64 " misses in %u sets  %s + %s\n", p->added ? "new " : "gone",
+		       p->miss, p->sets, p->a, p->b);
+	}
+}
+
+static void json_cache(const struct build *o, const struct build *n, size_t ci,
+		       const struct cachepin_diff *d, bool first)
+{
+	const struct cachepin_score *os = &o->scores[ci], *ns = &n->scores[ci];
+	size_t i;
+
+	printf("%s\n    { \"cache\": ", first ? "" : ",");
+	json_str(stdout, os->cache.name);
+	printf(", \"size\": %u, \"ways\": %u, \"line\": %u, \"sets\": %u,\n", os->cache.size,
+	       os->cache.ways, os->cache.line, os->cache.sets);
+	printf("      \"old\": { \"lru\": %" PRIu64 ", \"random\": %" PRIu64 ", \"fully_associative_lru\": %" PRIu64 " },\n",
+	       os->miss[CACHEPIN_REPL_LRU], os->miss[CACHEPIN_REPL_RANDOM], os->miss_fa_lru);
+	printf("      \"new\": { \"lru\": %" PRIu64 ", \"random\": %" PRIu64 ", \"fully_associative_lru\": %" PRIu64 " },\n",
+	       ns->miss[CACHEPIN_REPL_LRU], ns->miss[CACHEPIN_REPL_RANDOM], ns->miss_fa_lru);
+	printf("      \"hot_functions\": %zu, \"moved\": %zu, \"unmatched\": %zu,\n      \"functions\": [",
+	       d->nr_funcs, d->nr_moved, d->nr_unmatched);
+	for (i = 0; i < d->nr_funcs; i++) {
+		const struct cachepin_diff_func *f = &d->funcs[i];
+
+		printf("%s\n        { \"name\": ", i ? "," : "");
+		json_str(stdout, f->name);
+		printf(", \"old_addr\": %" PRIu64 ", \"new_addr\": %" PRIu64 ", \"old_set\": %u, \"new_set\": %u, "
+		       "\"old_misses\": %" PRIu64 ", \"new_misses\": %" PRIu64 ", \"weight\": %.6g }",
+		       f->old_addr, f->new_addr, f->old_set, f->new_set, f->old_miss, f->new_miss, f->weight);
+	}
+	printf("\n      ],\n      \"pairs\": [");
+	for (i = 0; i < d->nr_pairs; i++) {
+		const struct cachepin_diff_pair *p = &d->pairs[i];
+
+		printf("%s\n        { \"a\": ", i ? "," : "");
+		json_str(stdout, p->a);
+		printf(", \"b\": ");
+		json_str(stdout, p->b);
+		printf(", \"misses\": %" PRIu64 ", \"sets\": %u, \"state\": \"%s\" }", p->miss, p->sets,
+		       p->added ? "new" : "gone");
+	}
+	printf("\n      ]\n    }");
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	const struct tool_cmd *cmd = tool_find_cmd("diff");
+	struct diff_args a = { .top = 20 };
+	struct build o = { 0 }, n = { 0 };
+	struct cachepin_diff d;
+	int first, rc = 1;
+	size_t i;
+
+	first = tool_parse(cmd, argc, argv, diff_opt, &a);
+	if (argc - first != 3) {
+		tool_error("diff: need two builds and a profile");
+		tool_usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	if (tool_default_cache(&a.in))
+		return EXIT_USAGE;
+	if (build_open(&a, &o, argv[first], a.old_map, argv[first + 2]) ||
+	    build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2]))
+		goto out;
+	if (a.json)
+		printf("{\n  \"old\": "), json_str(stdout, argv[first]), printf(",\n  \"new\": "),
+			json_str(stdout, argv[first + 1]), printf(",\n  \"caches\": [");
+	else
+		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", argv[first],
+		       argv[first + 1], argv[first + 2], o.bin->nr_funcs, n.bin->nr_funcs);
+	for (i = 0; i < a.in.nr_caches; i++) {
+		if (cachepin_diff__run(o.bin, &o.scores[i], n.bin, &n.scores[i], &d)) {
+			tool_error("out of memory");
+			goto out;
+		}
+		if (a.json)
+			json_cache(&o, &n, i, &d, !i);
+		else
+			text_cache(&a, &o, &n, i, &d);
+		cachepin_diff__release(&d);
+	}
+	if (a.json)
+		printf("\n  ]\n}\n");
+	rc = fflush(stdout) || ferror(stdout) ? tool_error("diff: cannot write the output") : 0;
+out:
+	build_close(&o);
+	build_close(&n);
+	tool_inputs_release(&a.in);
+	return rc;
+}
