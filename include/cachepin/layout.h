@@ -48,6 +48,52 @@ int cachepin_layout__from_align(struct cachepin_layout *l, const struct cachepin
 int cachepin_layout__from_relink(struct cachepin_layout *l, const struct cachepin_binary *bin,
 				 const struct cachepin_binary *new);
 
+/* ---- an editable link ---- */
+
+/*
+ * The units of BIN's executable output sections in link order, each with
+ * its size, alignment, the padding before it and, if it must start at a
+ * given address (a linker script's ". = ADDR"), that address; laid out
+ * again as GNU ld lays out input sections: each at the next multiple of
+ * its alignment after the padding, later output sections moved by what
+ * earlier ones grew.  As read from the binary the padding is each unit's
+ * gap to the one before it beyond its alignment (a script's ALIGN(),
+ * linker stubs), so that laying it out unchanged gives the link.
+ */
+struct cachepin_relink {
+	const struct cachepin_binary *bin;
+	uint32_t *order;	/* unit indices, link order (executable sections only) */
+	size_t nr;
+	uint64_t *size, *align, *pad, *at;	/* per unit of BIN; at 0: anywhere */
+	uint64_t *addr;		/* per unit: where cachepin_relink__lay() put it */
+	uint64_t block_start, block_size, block_align;	/* from a plan: its block */
+};
+
+/* The link of BIN as it is.  0, or -ENOMEM after logging (R released). */
+int cachepin_relink__init(struct cachepin_relink *r, const struct cachepin_binary *bin);
+
+/*
+ * The link a plan's alignment file AL (read from PATH) gives, as
+ * cachepin_layout__from_align() describes it, not laid out yet.  0 or a
+ * negative errno after logging (R released).
+ */
+int cachepin_relink__from_align(struct cachepin_relink *r, const struct cachepin_binary *bin,
+				const struct cachepin_align *al, const char *path);
+
+/*
+ * Lay R out into R->addr.  Returns 0, or -ERANGE when a unit's AT is
+ * below the end of what comes before it (*CULPRIT: that unit).
+ */
+int cachepin_relink__lay(struct cachepin_relink *r, uint32_t *culprit);
+
+/* Move unit U in the order to just before (AFTER false) or after unit REF. */
+void cachepin_relink__move(struct cachepin_relink *r, uint32_t u, uint32_t ref, bool after);
+
+/* The layout R gives (after cachepin_relink__lay()).  0 or -ENOMEM. */
+int cachepin_relink__layout(const struct cachepin_relink *r, struct cachepin_layout *l);
+
+void cachepin_relink__release(struct cachepin_relink *r);
+
 /*
  * Where the byte at ADDR of BIN is in L: ADDR plus the returned delta;
  * *KNOWN (may be NULL) false when ADDR is outside the functions whose

@@ -120,42 +120,57 @@ static int place_block(const struct cachepin_binary *bin, const struct cachepin_
 int cachepin_layout__from_align(struct cachepin_layout *l, const struct cachepin_binary *bin,
 				const struct cachepin_align *al, const char *path)
 {
-	uint64_t *newaddr = NULL, *block_off = NULL, start, pos, end = 0;
+	struct cachepin_relink r;
+	uint32_t culprit;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	if ((err = cachepin_relink__from_align(&r, bin, al, path)))
+		return err;
+	if ((err = cachepin_relink__lay(&r, &culprit))) {
+		pr_warn("'%s': %s does not fit where the plan puts it\n", path,
+			bin->units[culprit].section);
+	} else {
+		err = cachepin_relink__layout(&r, l);
+		l->block_start = r.block_start;
+		l->block_size = r.block_size;
+	}
+	cachepin_relink__release(&r);
+	return err;
+}
+
+int cachepin_relink__from_align(struct cachepin_relink *rl, const struct cachepin_binary *bin,
+				const struct cachepin_align *al, const char *path)
+{
+	struct cachepin_relink r = { 0 };
+	uint64_t *block_off = NULL, start, end;
 	const struct cachepin_func *tf;
-	const struct cachepin_section *s;
-	bool *in_block = NULL, *placed = NULL;
-	size_t i, ins, tail = SIZE_MAX;
-	int64_t grown;
+	bool *in_block = NULL;
+	size_t i, ins;
+	uint32_t first = UINT32_MAX, prev = UINT32_MAX;
 	int sec, err;
 
-	if ((err = layout_alloc(l, bin)))
-		return err;
-	if (!al->nr) {
-		/* the plan moves nothing: every function stays */
-		for (i = 0; i < bin->nr_funcs; i++)
-			l->known[i] = true;
-		l->nr_known = bin->nr_funcs;
-		return 0;
-	}
+	memset(rl, 0, sizeof(*rl));
+
+	if (!al->nr)
+		return cachepin_relink__init(rl, bin);	/* the plan moves nothing */
 	if (!has_map(bin)) {
 		pr_warn("'%s': laying out a plan needs the link map of '%s' (the units' alignment)\n",
 			path, bin->path);
 		pr_warn("hint: give it with -m\n");
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
+	if ((err = cachepin_relink__init(&r, bin)))
+		return err;
 	err = -ENOMEM;
-	newaddr = calloc(bin->nr_units + 1, sizeof(*newaddr));
 	block_off = calloc(bin->nr_units + 1, sizeof(*block_off));
 	in_block = calloc(bin->nr_units + 1, sizeof(*in_block));
-	placed = calloc(bin->nr_units + 1, sizeof(*placed));
-	if (!newaddr || !block_off || !in_block || !placed) {
+	if (!block_off || !in_block) {
 		pr_warn("out of memory\n");
 		goto out;
 	}
 	if ((err = place_block(bin, al, path, block_off, in_block, &sec)))
 		goto out;
-	s = &bin->secs[sec];
 	/* the block goes where the section's main text begins */
 	for (ins = 0; ins < bin->nr_units; ins++)
 		if (bin->units[ins].outsec == sec && main_text(bin->units[ins].section))
@@ -163,70 +178,190 @@ int cachepin_layout__from_align(struct cachepin_layout *l, const struct cachepin
 	if (ins == bin->nr_units)
 		for (ins = 0; ins < bin->nr_units && bin->units[ins].outsec != sec; ins++)
 			;
-	tf = al->tail_symbol ? cachepin_binary__lookup(bin, al->tail_symbol, NULL, NULL) : NULL;
-	if (tf && tf->unit >= 0 && bin->units[tf->unit].outsec == sec)
-		tail = (size_t)tf->unit;
-	start = align_up(bin->units[ins].addr, al->block_align);
-	end = start;
-	for (i = 0; i < bin->nr_units; i++) {
-		if (!in_block[i])
-			continue;
-		newaddr[i] = start + block_off[i];
-		placed[i] = true;
-		if (newaddr[i] + bin->units[i].size > end)
-			end = newaddr[i] + bin->units[i].size;
-	}
-	l->block_start = start;
-	l->block_size = end - start;
-	/* before the block: as linked; after it, the rest in order */
-	for (i = 0, pos = end; i < bin->nr_units; i++) {
-		const struct cachepin_unit *u = &bin->units[i];
+	/*
+	 * What comes before the block stays, so its start is known: the
+	 * block's units at their offsets from it, in offset order, before
+	 * the main text's first unit; the rest follows as linked.
+	 */
+	start = align_up(bin->units[ins].addr - r.pad[ins], al->block_align);
+	for (;;) {
+		uint32_t next = UINT32_MAX;
 
-		if (u->outsec != sec || in_block[i])
-			continue;
-		placed[i] = true;
-		if (i < ins) {
-			newaddr[i] = u->addr;
-			continue;
+		for (i = 0; i < bin->nr_units; i++)
+			if (in_block[i] && (prev == UINT32_MAX || block_off[i] > block_off[prev] ||
+					    (block_off[i] == block_off[prev] && i > prev)) &&
+			    (next == UINT32_MAX || block_off[i] < block_off[next] ||
+			     (block_off[i] == block_off[next] && i < next)))
+				next = (uint32_t)i;
+		if (next == UINT32_MAX)
+			break;
+		if (first == UINT32_MAX) {
+			cachepin_relink__move(&r, next, (uint32_t)ins, false);
+			first = next;
+		} else {
+			cachepin_relink__move(&r, next, prev, true);
 		}
-		if (i == tail)
-			pos = align_up(pos, al->block_align);
-		pos = align_up(pos, u->align);
-		newaddr[i] = pos;
-		pos += u->size;
+		r.at[next] = start + block_off[next];
+		r.pad[next] = 0;
+		prev = next;
 	}
-	/* later executable sections move by what this one grew */
-	grown = (int64_t)(pos - (s->addr + s->size));
+	/* the main text's first unit now follows the block: no gap of its own */
+	if (!in_block[ins])
+		r.pad[ins] = 0;
+	tf = al->tail_symbol ? cachepin_binary__lookup(bin, al->tail_symbol, NULL, NULL) : NULL;
+	if (tf && tf->unit >= 0 && bin->units[tf->unit].outsec == sec && !in_block[tf->unit]) {
+		r.pad[tf->unit] = 0;
+		if (r.align[tf->unit] < al->block_align)
+			r.align[tf->unit] = al->block_align;
+	}
+	for (i = 0, end = start; i < bin->nr_units; i++)
+		if (in_block[i] && start + block_off[i] + bin->units[i].size > end)
+			end = start + block_off[i] + bin->units[i].size;
+	r.block_start = start;
+	r.block_size = end - start;
+	r.block_align = al->block_align;
+	err = 0;
+out:
+	free(block_off);
+	free(in_block);
+	if (err)
+		cachepin_relink__release(&r);
+	else
+		*rl = r;
+	return err;
+}
+
+/* ---- the editable link ---- */
+
+int cachepin_relink__init(struct cachepin_relink *r, const struct cachepin_binary *bin)
+{
+	size_t n = bin->nr_units + 1, i;
+	uint64_t end = 0;
+	int last_sec = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->bin = bin;
+	r->order = malloc(n * sizeof(*r->order));
+	r->size = calloc(n, sizeof(*r->size));
+	r->align = calloc(n, sizeof(*r->align));
+	r->pad = calloc(n, sizeof(*r->pad));
+	r->at = calloc(n, sizeof(*r->at));
+	r->addr = calloc(n, sizeof(*r->addr));
+	if (!r->order || !r->size || !r->align || !r->pad || !r->at || !r->addr) {
+		cachepin_relink__release(r);
+		pr_warn("out of memory\n");
+		return -ENOMEM;
+	}
+	/* units are sorted by address: that is the link order */
 	for (i = 0; i < bin->nr_units; i++) {
 		const struct cachepin_unit *u = &bin->units[i];
-		const struct cachepin_section *t;
+		uint64_t a = u->align ? u->align : 1;
 
-		if (placed[i] || u->outsec < 0)
+		r->size[i] = u->size;
+		r->align[i] = a;
+		r->addr[i] = u->addr;
+		if (u->outsec < 0 || !bin->secs[u->outsec].exec)
 			continue;
-		t = &bin->secs[u->outsec];
-		placed[i] = true;
-		newaddr[i] = u->addr;
-		if (t->exec && t->addr > s->addr && grown > 0)
-			newaddr[i] = u->addr + (align_up(t->addr + (uint64_t)grown, t->align) - t->addr);
+		if (u->outsec != last_sec)
+			end = bin->secs[u->outsec].addr;
+		last_sec = u->outsec;
+		/* the gap beyond the alignment is the script's: keep it */
+		if (u->addr > align_up(end, a))
+			r->pad[i] = u->addr - end;
+		r->order[r->nr++] = (uint32_t)i;
+		if (u->addr + u->size > end)
+			end = u->addr + u->size;
 	}
+	return 0;
+}
+
+int cachepin_relink__lay(struct cachepin_relink *r, uint32_t *culprit)
+{
+	const struct cachepin_binary *bin = r->bin;
+	uint64_t pos = 0, a;
+	int64_t grown = 0;
+	int sec = -1;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		uint32_t k = r->order[i];
+		const struct cachepin_unit *u = &bin->units[k];
+
+		if (u->outsec != sec) {
+			const struct cachepin_section *s;
+
+			/* the end of the section before: what it grew moves this one */
+			if (sec >= 0) {
+				s = &bin->secs[sec];
+				grown = (int64_t)(pos - (s->addr + s->size));
+			}
+			sec = u->outsec;
+			s = &bin->secs[sec];
+			pos = s->addr;
+			if (grown > 0)
+				pos = align_up(s->addr + (uint64_t)grown, s->align);
+		}
+		a = align_up(pos + r->pad[k], r->align[k]);
+		if (r->at[k]) {
+			if (r->at[k] < pos) {
+				*culprit = k;
+				return -ERANGE;
+			}
+			a = r->at[k];
+		}
+		r->addr[k] = a;
+		pos = a + r->size[k];
+	}
+	return 0;
+}
+
+void cachepin_relink__move(struct cachepin_relink *r, uint32_t u, uint32_t ref, bool after)
+{
+	size_t i, from = r->nr, to;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->order[i] == u)
+			from = i;
+	if (from == r->nr || u == ref)
+		return;
+	memmove(r->order + from, r->order + from + 1, (r->nr - from - 1) * sizeof(*r->order));
+	for (to = 0; to < r->nr - 1 && r->order[to] != ref; to++)
+		;
+	if (after && to < r->nr - 1)
+		to++;
+	memmove(r->order + to + 1, r->order + to, (r->nr - 1 - to) * sizeof(*r->order));
+	r->order[to] = u;
+}
+
+int cachepin_relink__layout(const struct cachepin_relink *r, struct cachepin_layout *l)
+{
+	const struct cachepin_binary *bin = r->bin;
+	size_t i;
+	int err;
+
+	if ((err = layout_alloc(l, bin)))
+		return err;
 	for (i = 0; i < bin->nr_funcs; i++) {
 		const struct cachepin_func *f = &bin->funcs[i];
 
-		if (f->unit < 0 || !placed[f->unit])
+		if (f->unit < 0)
 			continue;
-		l->delta[i] = (int64_t)(newaddr[f->unit] - bin->units[f->unit].addr);
+		l->delta[i] = (int64_t)(r->addr[f->unit] - bin->units[f->unit].addr);
 		l->known[i] = true;
 		l->nr_known++;
 	}
-	err = 0;
-out:
-	free(newaddr);
-	free(block_off);
-	free(in_block);
-	free(placed);
-	if (err)
-		cachepin_layout__release(l);
-	return err;
+	return 0;
+}
+
+void cachepin_relink__release(struct cachepin_relink *r)
+{
+	free(r->order);
+	free(r->size);
+	free(r->align);
+	free(r->pad);
+	free(r->at);
+	free(r->addr);
+	memset(r, 0, sizeof(*r));
 }
 
 int cachepin_layout__from_relink(struct cachepin_layout *l, const struct cachepin_binary *bin,

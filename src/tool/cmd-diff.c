@@ -224,7 +224,7 @@ int cmd_diff(int argc, char **argv)
 		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", argv[first],
 		       argv[first + 1], argv[first + 2], o.bin->nr_funcs, n.bin->nr_funcs);
 	for (i = 0; i < a.in.nr_caches; i++) {
-		if (cachepin_diff__run(o.bin, &o.scores[i], n.bin, &n.scores[i], &d)) {
+		if (cachepin_diff__run(o.bin, &o.scores[i], NULL, n.bin, &n.scores[i], NULL, &d)) {
 			tool_error("out of memory");
 			goto out;
 		}
