@@ -163,7 +163,8 @@ EOF
 
 # The two builds side by side: every hot function but route changed set
 # (route's block starts where route was), the four that shared sets 0-2
-# lost their misses, and the six pairs that fought there are gone.
+# lost their misses, sets 0-2 are no longer over-full ("-"), and the six
+# pairs that fought there are gone.
 testrun_compare $CACHEPIN diff -c 1K:2:32 --old-map golden.map --new-map golden.new.map golden golden.new hot.txt <<'EOF'
 old 'golden', new 'golden.new', profile 'hot.txt': 12 and 12 functions
 
@@ -177,6 +178,21 @@ hot functions: 6 in both builds, 5 in another set
     -78639      78644          5        0       14  parse
         +0          1          1        5       10  csum
         +0          2          2        6       12  queue
+sets that changed pressure (hot lines against 2 ways): 13
+     set      hot lines      LRU misses
+       0     4 -> 2    -     288357 -> 2
+       1     4 -> 2    -     288357 -> 2
+       2     3 -> 2    -      82352 -> 2
+       3     2 -> 1               2 -> 1
+       4     2 -> 1               2 -> 1
+       7     1 -> 0               1 -> 0
+       8     0 -> 1               0 -> 1
+       9     0 -> 1               0 -> 1
+      10     0 -> 1               0 -> 1
+      12     0 -> 1               0 -> 1
+      13     0 -> 1               0 -> 1
+      14     0 -> 1               0 -> 1
+      15     0 -> 1               0 -> 1
 pairs of functions sharing over-full sets: 0 new, 6 gone
   gone   202831 misses in 3 sets  lookup + route
   gone   174762 misses in 2 sets  hash + lookup
@@ -191,6 +207,71 @@ testrun_compare jq -c '.caches[0] | [.old.lru, .new.lru, .moved, ([.pairs[] | .s
 [17,659073,5,["new"],"route"]
 EOF
 expect_fail "need two builds and a profile" $CACHEPIN diff golden hot.txt
+
+# What if hash came after csum?  The linker's layout replayed on the
+# units: hash leaves set 0, the three pairs it was in are gone; -o
+# writes that layout, and the relink with it scores what whatif said.
+$CACHEPIN whatif -c 1K:2:32 -m golden.map -o w.lds golden hot.txt "after hash csum" > w.out 2> w.err ||
+	{ cat w.err >&2; fail "whatif failed"; }
+testrun_compare cat w.out <<'EOF'
+whatif 'golden' on its own layout: 1 edits
+  edit 1: after hash csum
+
+cache 1K:2:32: 1024 bytes, 2 ways, 32-byte lines, 16 sets
+modelled misses: LRU 659073 -> 247853 (-62.4 %), pseudo-random 535046 -> 247400 (-53.8 %); fully associative 18 -> 18
+hot functions: 6 in both builds, 3 in another set
+    change   old miss   new miss  old set  new set  function
+   -174760     174762          2        0        4  hash
+   -118626     202831      84205        0        0  lookup
+   -117834     202833      84999        0        0  route
+        +0      78644      78644        0       14  parse
+        +0          1          1        5        3  csum
+sets that changed pressure (hot lines against 2 ways): 5
+     set      hot lines      LRU misses
+       1     4 -> 3          288357 -> 82351
+       0     4 -> 3          288357 -> 83144
+       2     3 -> 3           82352 -> 82349
+      14     0 -> 1               0 -> 1
+      15     0 -> 1               0 -> 1
+pairs of functions sharing over-full sets: 0 new, 3 gone
+  gone   174762 misses in 2 sets  hash + lookup
+  gone   174762 misses in 2 sets  hash + route
+  gone    52428 misses in 2 sets  hash + parse
+EOF
+testrun_compare cat w.err <<'EOF'
+cachepin: wrote 'w.lds' and 'w.align': 9 units from 0x10000
+EOF
+cp w.lds text-layout.lds
+link golden.w || fail "relinking with the edited layout failed"
+testrun_compare $CACHEPIN check golden.w w.align <<'EOF'
+block start 0x10000, aligned to 512
+ok: 9 of 9 units at their planned offsets; 0 fill units moved (cold code, -v lists them)
+EOF
+[ "$($CACHEPIN score -c 1K:2:32 golden.w hot.txt | awk '$1 == "misses" && $2 == "LRU" { print $3 }')" = 247853 ] ||
+	fail "the relink with whatif's layout does not score what whatif said"
+: > text-layout.lds
+# the plan's layout with nothing changed: the plan's 17 misses
+$CACHEPIN whatif -c 1K:2:32 -m golden.map --plan plan.align golden hot.txt > wp.out || fail "whatif --plan failed"
+testrun_compare sed -n 4p wp.out <<'EOF'
+modelled misses: LRU 17 -> 17 (+0.0 %), pseudo-random 17 -> 17 (+0.0 %); fully associative 17 -> 17
+EOF
+# edits from a file, comments and blank lines skipped; a bad one is
+# named by its line, and nothing is written
+printf '# a commit grows route\ngrow route 48\n\npad csum 16 # and so on\nalign zzz 8\n' > edits.txt
+expect_fail "^cachepin: 'edits.txt':5: align zzz 8: no function 'zzz' in 'golden'$" \
+	$CACHEPIN whatif -c 1K:2:32 -m golden.map -o bad.lds -f edits.txt golden hot.txt
+[ ! -e bad.lds ] && [ ! -e bad.align ] || fail "a failed whatif wrote its output"
+expect_fail "^cachepin: edit 2: move csum 0x10410: the code before it now reaches past 0x10410 (overlapping moves)$" \
+	$CACHEPIN whatif -m golden.map golden hot.txt "move hash 0x10400" "move csum 0x10410"
+expect_fail "^cachepin: edit 1: move hash 0x10020: 0x10020 is inside fixed code (.text.route, --fixed)$" \
+	$CACHEPIN whatif --fixed route -m golden.map golden hot.txt "move hash 0x10020"
+expect_fail "^cachepin: edit 1: align route 64: 'route' is in fixed code (--fixed)$" \
+	$CACHEPIN whatif --fixed route -m golden.map golden hot.txt "align route 64"
+expect_fail "^cachepin: edit 1: bad edit 'grow route': it takes a function and a number$" \
+	$CACHEPIN whatif -m golden.map golden hot.txt "grow route"
+expect_fail "^cachepin: edit 1: move hash 0x2000: 0x2000 is outside '.text'$" \
+	$CACHEPIN whatif -m golden.map golden hot.txt "move hash 0x2000"
+expect_fail "no edits" $CACHEPIN whatif -m golden.map golden hot.txt
 
 # The stock link against the plan: offsets from the first hot unit, the
 # moved ones named with both sets, a failure.

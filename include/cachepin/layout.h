@@ -92,6 +92,20 @@ void cachepin_relink__move(struct cachepin_relink *r, uint32_t u, uint32_t ref, 
 /* The layout R gives (after cachepin_relink__lay()).  0 or -ENOMEM. */
 int cachepin_relink__layout(const struct cachepin_relink *r, struct cachepin_layout *l);
 
+/*
+ * R (laid out) as a plan for the emitters (cachepin/emit.h, cachepin/align.h):
+ * a block of every unit from the start of the main text of the output
+ * section that changed to the last unit that moved or changed size, each
+ * at its offset, hot where model M has weight; the block aligned as far
+ * as its start address is, up to MAX_ALIGN (the largest way span).
+ * P->unchanged when nothing moved.  0 or -ENOMEM; P's units are the
+ * caller's to free.
+ */
+struct cachepin_plan;
+struct cachepin_model;
+int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin_model *m,
+			  uint64_t max_align, struct cachepin_plan *p);
+
 void cachepin_relink__release(struct cachepin_relink *r);
 
 /*

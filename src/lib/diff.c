@@ -189,16 +189,17 @@ int cachepin_diff__run(const struct cachepin_binary *old, const struct cachepin_
 		goto out;
 	/* every hot function of OLD, then those hot only in NEW */
 	for (i = 0; i < old->nr_funcs + new->nr_funcs; i++) {
-		const struct cachepin_binary *b = i < old->nr_funcs ? old : new;
-		size_t k = i < old->nr_funcs ? i : i - old->nr_funcs;
+		bool second = i >= old->nr_funcs;	/* OLD and NEW may be one binary */
+		const struct cachepin_binary *b = second ? new : old;
+		size_t k = second ? i - old->nr_funcs : i;
 		uint32_t fo, fn;
 		struct cachepin_diff_func *df;
 
-		if ((b == old ? wo : wn)[k] <= 0)
+		if ((second ? wn : wo)[k] <= 0)
 			continue;
 		fo = unique(old, b->funcs[k].name);
 		fn = unique(new, b->funcs[k].name);
-		if (b == new && fo != UINT32_MAX && wo[fo] > 0)
+		if (second && fo != UINT32_MAX && wo[fo] > 0)
 			continue;	/* counted with OLD */
 		if (fo == UINT32_MAX || fn == UINT32_MAX) {
 			d->nr_unmatched++;

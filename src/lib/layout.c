@@ -5,6 +5,8 @@
  * their alignment) or from an existing relink (by function name).
  */
 #include "cachepin/layout.h"
+#include "cachepin/model.h"
+#include "cachepin/plan.h"
 #include "internal.h"
 #include "kernel.h"
 
@@ -414,4 +416,77 @@ uint64_t *cachepin_layout__faddr(const struct cachepin_layout *l)
 	for (i = 0; i < l->bin->nr_funcs; i++)
 		fa[i] = l->bin->funcs[i].addr + (uint64_t)l->delta[i];
 	return fa;
+}
+
+/* The lowest set bit of V, at most MAX (MAX for 0). */
+static uint64_t low_bit(uint64_t v, uint64_t max)
+{
+	uint64_t a = v & -v;
+
+	return !a || a > max ? max : a;
+}
+
+int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin_model *m,
+			  uint64_t max_align, struct cachepin_plan *p)
+{
+	const struct cachepin_binary *bin = r->bin;
+	size_t i, first = r->nr, last = 0, k;
+	double *w;
+	int sec;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < r->nr; i++) {
+		uint32_t u = r->order[i];
+
+		if (r->addr[u] == bin->units[u].addr && r->size[u] == bin->units[u].size)
+			continue;
+		if (first == r->nr)
+			first = i;
+		last = i;
+	}
+	if (first == r->nr) {
+		p->unchanged = true;
+		return 0;
+	}
+	/* the block starts where the fragment goes: the section's main text */
+	sec = bin->units[r->order[first]].outsec;
+	for (i = 0; i < r->nr; i++)
+		if (bin->units[r->order[i]].outsec == sec && main_text(bin->units[r->order[i]].section))
+			break;
+	if (i < first)
+		first = i;
+	w = calloc(bin->nr_funcs + 1, sizeof(*w));
+	p->units = calloc(last - first + 2, sizeof(*p->units));
+	if (!w || !p->units) {
+		free(w);
+		free(p->units);
+		p->units = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->nr_items; i++)
+		if (m->items[i].func < bin->nr_funcs)
+			w[m->items[i].func] += m->items[i].weight;
+	p->base = r->addr[r->order[first]];
+	p->block_align = low_bit(p->base, max_align);
+	for (i = first; i <= last; i++) {
+		uint32_t u = r->order[i];
+		const struct cachepin_unit *un = &bin->units[u];
+		struct cachepin_plan_unit *pu;
+
+		if (un->outsec != sec)
+			break;
+		pu = &p->units[p->nr_units++];
+		pu->unit = u;
+		pu->off = r->addr[u] - p->base;
+		pu->size = r->size[u];
+		pu->align = r->align[u];
+		for (k = 0; k < un->nr_funcs; k++)
+			pu->weight += w[un->first_func + k];
+		pu->hot = pu->weight > 0;
+		p->nr_hot += pu->hot;
+		p->nr_fill += !pu->hot;
+		p->size = pu->off + pu->size;
+	}
+	free(w);
+	return 0;
 }

@@ -114,10 +114,57 @@ static double change(uint64_t from, uint64_t to)
 	return from ? 100.0 * ((double)to - (double)from) / (double)from : 0.0;
 }
 
-static void text_cache(const struct diff_args *a, const struct build *o, const struct build *n,
-		       size_t ci, const struct cachepin_diff *d)
+/* Sets whose hot lines or misses changed, by the change of their misses. */
+struct set_change {
+	uint32_t set;
+	int64_t dmiss;
+};
+
+static int cmp_set_change(const void *pa, const void *pb)
 {
-	const struct cachepin_score *os = &o->scores[ci], *ns = &n->scores[ci];
+	const struct set_change *a = pa, *b = pb;
+	uint64_t da = (uint64_t)(a->dmiss < 0 ? -a->dmiss : a->dmiss);
+	uint64_t db = (uint64_t)(b->dmiss < 0 ? -b->dmiss : b->dmiss);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return a->set < b->set ? -1 : a->set > b->set;
+}
+
+static void text_sets(const struct cachepin_score *os, const struct cachepin_score *ns, uint64_t top)
+{
+	const struct cachepin_cache *c = &os->cache;
+	struct set_change *sc = calloc(c->sets, sizeof(*sc));
+	size_t n = 0, i;
+	uint32_t s;
+
+	if (!sc)
+		return;
+	for (s = 0; s < c->sets; s++) {
+		const struct cachepin_score_set *a = &os->sets[s], *b = &ns->sets[s];
+
+		if (a->lines != b->lines || a->miss[CACHEPIN_REPL_LRU] != b->miss[CACHEPIN_REPL_LRU])
+			sc[n++] = (struct set_change){
+				s, (int64_t)(b->miss[CACHEPIN_REPL_LRU] - a->miss[CACHEPIN_REPL_LRU]) };
+	}
+	qsort(sc, n, sizeof(*sc), cmp_set_change);
+	printf("sets that changed pressure (hot lines against %u ways): %zu\n", c->ways, n);
+	if (n)
+		printf("  %6s %14s %15s\n", "set", "hot lines", "LRU misses");
+	for (i = 0; i < n && i < top; i++) {
+		const struct cachepin_score_set *a = &os->sets[sc[i].set], *b = &ns->sets[sc[i].set];
+
+		printf("  %6u %5u -> %-5u%s %10" PRIu64 " -> %" PRIu64 "\n", sc[i].set, a->lines,
+		       b->lines, b->lines > c->ways && a->lines <= c->ways ? "!" :
+		       a->lines > c->ways && b->lines <= c->ways ? "-" : " ",
+		       a->miss[CACHEPIN_REPL_LRU], b->miss[CACHEPIN_REPL_LRU]);
+	}
+	free(sc);
+}
+
+void tool_diff_text(const struct cachepin_score *os, const struct cachepin_score *ns,
+		    const struct cachepin_diff *d, uint64_t top, bool all)
+{
 	const struct cachepin_cache *c = &os->cache;
 	uint64_t lo = os->miss[CACHEPIN_REPL_LRU], ln = ns->miss[CACHEPIN_REPL_LRU];
 	uint64_t ro = os->miss[CACHEPIN_REPL_RANDOM], rn = ns->miss[CACHEPIN_REPL_RANDOM];
@@ -135,10 +182,10 @@ static void text_cache(const struct diff_args *a, const struct build *o, const s
 	if (d->nr_funcs) {
 		printf("  %8s %10s %10s %8s %8s  %s\n", "change", "old miss", "new miss", "old set",
 		       "new set", "function");
-		for (i = 0, shown = 0; i < d->nr_funcs && shown < a->top; i++) {
+		for (i = 0, shown = 0; i < d->nr_funcs && shown < top; i++) {
 			const struct cachepin_diff_func *f = &d->funcs[i];
 
-			if (f->old_set == f->new_set && f->old_miss == f->new_miss && !a->all)
+			if (f->old_set == f->new_set && f->old_miss == f->new_miss && !all)
 				continue;
 			printf("  %+8" PRId64 " %10" PRIu64 " %10" PRIu64 " %8u %8u  %s\n",
 			       (int64_t)(f->new_miss - f->old_miss), f->old_miss, f->new_miss, f->old_set,
@@ -146,11 +193,12 @@ static void text_cache(const struct diff_args *a, const struct build *o, const s
 			shown++;
 		}
 	}
+	text_sets(os, ns, top);
 	for (i = 0; i < d->nr_pairs; i++)
 		added += d->pairs[i].added;
 	printf("pairs of functions sharing over-full sets: %zu new, %zu gone\n", added,
 	       d->nr_pairs - added);
-	for (i = 0; i < d->nr_pairs && i < a->top; i++) {
+	for (i = 0; i < d->nr_pairs && i < top; i++) {
 		const struct cachepin_diff_pair *p = &d->pairs[i];
 
 		printf("  %s %8" PRIu64 " misses in %u sets  %s + %s\n", p->added ? "new " : "gone",
@@ -158,10 +206,9 @@ static void text_cache(const struct diff_args *a, const struct build *o, const s
 	}
 }
 
-static void json_cache(const struct build *o, const struct build *n, size_t ci,
-		       const struct cachepin_diff *d, bool first)
+void tool_diff_json(const struct cachepin_score *os, const struct cachepin_score *ns,
+		    const struct cachepin_diff *d, bool first)
 {
-	const struct cachepin_score *os = &o->scores[ci], *ns = &n->scores[ci];
 	size_t i;
 
 	printf("%s\n    { \"cache\": ", first ? "" : ",");
@@ -229,9 +276,9 @@ int cmd_diff(int argc, char **argv)
 			goto out;
 		}
 		if (a.json)
-			json_cache(&o, &n, i, &d, !i);
+			tool_diff_json(&o.scores[i], &n.scores[i], &d, !i);
 		else
-			text_cache(&a, &o, &n, i, &d);
+			tool_diff_text(&o.scores[i], &n.scores[i], &d, a.top, a.all);
 		cachepin_diff__release(&d);
 	}
 	if (a.json)

@@ -177,19 +177,6 @@ static int emit_secorder(FILE *f, void *ctx)
 	return cachepin_emit__section_order(f, e->plan, e->m->bin);
 }
 
-static char *derive_align_name(const char *out)
-{
-	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
-	size_t base = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
-	char *s = malloc(base + sizeof(".align"));
-
-	if (s) {
-		memcpy(s, out, base);
-		memcpy(s + base, ".align", sizeof(".align"));
-	}
-	return s;
-}
-
 static double elapsed(const struct timespec *t0, const struct timespec *t1)
 {
 	return (double)(t1->tv_sec - t0->tv_sec) + (double)(t1->tv_nsec - t0->tv_nsec) / 1e9;
@@ -382,7 +369,7 @@ int cmd_plan(int argc, char **argv)
 			tool_error("plan: --align-file is needed when the fragment goes to standard output");
 			return EXIT_USAGE;
 		}
-		a.align = align_name = derive_align_name(a.output);
+		a.align = align_name = tool_align_name(a.output);
 	}
 	a.in.binary = argv[first];
 	bin = tool_open_binary(&a.in);

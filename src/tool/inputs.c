@@ -206,3 +206,16 @@ void json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+char *tool_align_name(const char *out)
+{
+	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+	size_t base = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
+	char *s = malloc(base + sizeof(".align"));
+
+	if (s) {
+		memcpy(s, out, base);
+		memcpy(s + base, ".align", sizeof(".align"));
+	}
+	return s;
+}

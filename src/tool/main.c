@@ -14,7 +14,7 @@ int tool_verbose;
 static const struct tool_opt no_opts[] = { { NULL } };
 
 extern const struct tool_opt profile_opts[], score_opts[], plan_opts[], check_opts[],
-	simulate_opts[], diff_opts[];
+	simulate_opts[], diff_opts[], whatif_opts[];
 
 const struct tool_cmd tool_cmds[] = {
 	{ "profile", cmd_profile, "turn perf samples or a hot list into a cachepin profile",
@@ -27,6 +27,8 @@ const struct tool_cmd tool_cmds[] = {
 	  "[options] BINARY|SYSTEM.MAP ALIGN-FILE", check_opts },
 	{ "diff", cmd_diff, "compare two builds under one profile: what moved, what now fights",
 	  "[options] OLD NEW PROFILE", diff_opts },
+	{ "whatif", cmd_whatif, "edit the layout (move, align, grow...) and see what the model says",
+	  "[options] BINARY PROFILE EDIT...", whatif_opts },
 	{ "simulate", cmd_simulate, "count the I-cache misses of a recorded trace, on any layout",
 	  "[options] TRACE [BINARY]", simulate_opts },
 	{ "help", cmd_help, "show help for a command, or the cache presets ('help caches')",

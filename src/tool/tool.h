@@ -91,6 +91,22 @@ int tool_load_profile(struct tool_inputs *in, const struct cachepin_binary *bin,
 /* Write atomically: the callback writes to a temporary file renamed on success. */
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
 
+struct cachepin_score;
+struct cachepin_diff;
+/*
+ * The comparison of two scores of one cache (cmd-diff.c): misses, the
+ * hot functions by impact (TOP of them; ALL: also those that kept set
+ * and misses), the sets that changed pressure, the pairs new and gone.
+ */
+void tool_diff_text(const struct cachepin_score *os, const struct cachepin_score *ns,
+		    const struct cachepin_diff *d, uint64_t top, bool all);
+/* The same as one JSON object of a "caches" array (FIRST: no comma before). */
+void tool_diff_json(const struct cachepin_score *os, const struct cachepin_score *ns,
+		    const struct cachepin_diff *d, bool first);
+
+/* The alignment file's default name for fragment OUT ("a/hot.lds" -> "a/hot.align"); NULL on ENOMEM. */
+char *tool_align_name(const char *out);
+
 /* JSON string literal. */
 void json_str(FILE *f, const char *s);
 
@@ -100,6 +116,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 

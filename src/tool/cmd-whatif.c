@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cachepin whatif: edit the layout (move, align, grow a function...) as
+ * the linker would lay it out, and see what the model says of it: the
+ * misses before and after, the sets that changed pressure, the functions
+ * that now fight or stopped; -o writes the edited layout as a fragment
+ * and alignment file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cachepin/align.h"
+#include "cachepin/diff.h"
+#include "cachepin/emit.h"
+#include "cachepin/whatif.h"
+#include "tool.h"
+
+enum { OPT_FILE = 'f', OPT_OUTPUT = 'o', OPT_ALIGN_FILE = 'a', OPT_PLAN = 2001, OPT_TOP, OPT_JSON };
+
+const struct tool_opt whatif_opts[] = {
+	TOOL_CACHE_OPT,
+	{ "file", 'f', "FILE", "read edits from FILE, one a line ('#' starts a comment)", OPT_FILE },
+	{ "plan", 0, "FILE", "start from the layout of a plan (its alignment file), not the binary's", OPT_PLAN },
+	{ "output", 'o', "FILE", "write the edited layout as a linker-script fragment", OPT_OUTPUT },
+	{ "align-file", 'a', "FILE", "and its alignment file (default: the fragment's name with .align)", OPT_ALIGN_FILE },
+	{ "top", 0, "N", "show the N functions, sets and pairs of most impact (default 20)", OPT_TOP },
+	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
+	TOOL_INPUT_OPTS,
+	{ NULL }
+};
+
+struct whatif_args {
+	struct tool_inputs in;
+	const char *file, *plan, *output, *align_file;
+	uint64_t top;
+	bool json;
+	struct cachepin_edit *edits;
+	size_t nr_edits, cap;
+};
+
+static int whatif_opt(int id, const char *arg, void *ctx)
+{
+	struct whatif_args *a = ctx;
+	int r;
+
+	switch (id) {
+	case OPT_FILE:
+		a->file = arg;
+		return 0;
+	case OPT_PLAN:
+		a->plan = arg;
+		return 0;
+	case OPT_OUTPUT:
+		a->output = arg;
+		return 0;
+	case OPT_ALIGN_FILE:
+		a->align_file = arg;
+		return 0;
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case OPT_TOP:
+		if ((r = tool_parse_u64(arg, &a->top, "--top")))
+			return r;
+		if (!a->top || a->top > 1000000)
+			return tool_error("bad --top '%s'", arg) * EXIT_USAGE;
+		return 0;
+	}
+	r = tool_inputs_opt(&a->in, id, arg);
+	return r < 0 ? EXIT_USAGE : r;
+}
+
+static int add_edit(struct whatif_args *a, const char *text, const char *where)
+{
+	if (a->nr_edits == a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 8;
+		struct cachepin_edit *e = realloc(a->edits, ncap * sizeof(*e));
+
+		if (!e)
+			return tool_error("out of memory");
+		a->edits = e;
+		a->cap = ncap;
+	}
+	if (cachepin_edit__parse(&a->edits[a->nr_edits], text, where))
+		return 1;
+	a->nr_edits++;
+	return 0;
+}
+
+/* The edits of FILE, one a line.  0 or 1 after a message. */
+static int read_edits(struct whatif_args *a, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, where[4200];
+	size_t cap = 0;
+	unsigned long no = 0;
+	ssize_t n;
+	int rc = 0;
+
+	if (!f)
+		return tool_error("cannot open '%s': %s", path, strerror(errno));
+	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
+		char *hash = strchr(line, '#'), *p = line;
+
+		no++;
+		if (hash)
+			*hash = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			continue;
+		snprintf(where, sizeof(where), "'%.4000s':%lu", path, no);
+		rc = add_edit(a, p, where);
+	}
+	if (!rc && ferror(f))
+		rc = tool_error("cannot read '%s': %s", path, strerror(errno));
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* The edited layout for the emitters. */
+struct emit_ctx {
+	struct cachepin_plan plan;
+	const struct cachepin_binary *bin;
+	const struct cachepin_model *m;
+	const struct cachepin_cache *c;
+	struct cachepin_emit_info info;
+};
+
+static int write_fragment(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_emit__ldscript(f, &e->plan, e->bin, &e->info) ? 1 : 0;
+}
+
+static int write_align(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_align__write(f, &e->plan, e->m, e->c, &e->info) ? 1 : 0;
+}
+
+int cmd_whatif(int argc, char **argv)
+{
+	const struct tool_cmd *cmd = tool_find_cmd("whatif");
+	struct whatif_args a = { .top = 20 };
+	struct cachepin_binary *bin = NULL;
+	struct cachepin_load load = { 0 };
+	struct cachepin_model_opts mo = { 0 };
+	struct cachepin_model *m = NULL;
+	struct cachepin_relink r = { 0 };
+	struct cachepin_layout lb = { 0 }, la = { 0 };
+	uint64_t *fb = NULL, *fa = NULL;
+	struct cachepin_align *al = NULL;
+	int first, rc = 1;
+	uint32_t culprit;
+	size_t i;
+	char where[32];
+
+	first = tool_parse(cmd, argc, argv, whatif_opt, &a);
+	if (argc - first < 2) {
+		tool_error("whatif: need a binary, a profile and edits");
+		tool_usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	for (i = (size_t)first + 2; i < (size_t)argc; i++) {
+		snprintf(where, sizeof(where), "edit %zu", i - (size_t)first - 1);
+		if (add_edit(&a, argv[i], where))
+			goto out;
+	}
+	if (a.file && read_edits(&a, a.file))
+		goto out;
+	if (!a.nr_edits && !a.plan) {
+		tool_error("whatif: no edits");
+		tool_hint("give edits after the profile or with -f FILE (see 'cachepin help whatif')");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (tool_default_cache(&a.in))
+		goto out;
+	a.in.binary = argv[first];
+	bin = tool_open_binary(&a.in);
+	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
+		goto out;
+	m = cachepin_model__new(load.profile, bin, load.map, &mo);
+	if (!m) {
+		tool_error("cannot build the model: %s", strerror(errno));
+		goto out;
+	}
+	if (a.plan) {
+		al = cachepin_align__read(a.plan);
+		if (!al || cachepin_relink__from_align(&r, bin, al, a.plan))
+			goto out;
+	} else if (cachepin_relink__init(&r, bin)) {
+		goto out;
+	}
+	if (cachepin_relink__lay(&r, &culprit)) {
+		tool_error("'%s': %s does not fit where the plan puts it", a.plan, bin->units[culprit].section);
+		goto out;
+	}
+	if (cachepin_relink__layout(&r, &lb) || !(fb = cachepin_layout__faddr(&lb)))
+		goto out;
+	if (cachepin_edit__apply(&r, a.edits, a.nr_edits))
+		goto out;
+	if (cachepin_relink__layout(&r, &la) || !(fa = cachepin_layout__faddr(&la)))
+		goto out;
+
+	if (a.json)
+		printf("{\n  \"binary\": "), json_str(stdout, bin->path), printf(",\n  \"edits\": %zu,\n  \"caches\": [",
+										 a.nr_edits);
+	else
+		printf("whatif '%s' on %s: %zu edits\n", bin->path, a.plan ? a.plan : "its own layout",
+		       a.nr_edits);
+	for (i = 0; !a.json && i < a.nr_edits; i++)
+		printf("  %s: %s\n", a.edits[i].where, a.edits[i].text);
+	for (i = 0; i < a.in.nr_caches; i++) {
+		struct cachepin_score sb = { 0 }, sa = { 0 };
+		struct cachepin_diff d;
+		unsigned int fl = CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT;
+
+		if (cachepin_score__run(m, fb, &a.in.caches[i], fl, &sb) ||
+		    cachepin_score__run(m, fa, &a.in.caches[i], fl, &sa) ||
+		    cachepin_diff__run(bin, &sb, fb, bin, &sa, fa, &d)) {
+			cachepin_score__release(&sb);
+			cachepin_score__release(&sa);
+			tool_error("out of memory");
+			goto out;
+		}
+		if (a.json)
+			tool_diff_json(&sb, &sa, &d, !i);
+		else
+			tool_diff_text(&sb, &sa, &d, a.top, false);
+		cachepin_diff__release(&d);
+		cachepin_score__release(&sb);
+		cachepin_score__release(&sa);
+	}
+	if (a.json)
+		printf("\n  ]\n}\n");
+	if (a.output) {
+		struct emit_ctx e = { .bin = bin, .m = m, .c = &a.in.caches[0] };
+		char *alpath = NULL;
+
+		if (cachepin_relink__plan(&r, m, a.in.caches[0].way_span, &e.plan)) {
+			tool_error("out of memory");
+			goto out;
+		}
+		e.info.version = cachepin_version();
+		cachepin_binary__build_id_str(bin, e.info.build_id);
+		e.info.profile_digest = cachepin_profile__digest(load.profile);
+		if (!a.align_file && !(alpath = tool_align_name(a.output))) {
+			free(e.plan.units);
+			goto out;
+		}
+		rc = tool_write_file(a.output, write_fragment, &e) ||
+		     tool_write_file(a.align_file ? a.align_file : alpath, write_align, &e);
+		if (!rc && !a.json)
+			fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
+				a.output, a.align_file ? a.align_file : alpath, e.plan.nr_units, e.plan.base);
+		free(alpath);
+		free(e.plan.units);
+		goto out;
+	}
+	rc = fflush(stdout) || ferror(stdout) ? tool_error("whatif: cannot write the output") : 0;
+out:
+	for (i = 0; i < a.nr_edits; i++)
+		cachepin_edit__release(&a.edits[i]);
+	free(a.edits);
+	free(fb);
+	free(fa);
+	cachepin_layout__release(&lb);
+	cachepin_layout__release(&la);
+	cachepin_relink__release(&r);
+	cachepin_align__free(al);
+	cachepin_model__free(m);
+	cachepin_load__release(&load);
+	cachepin_binary__free(bin);
+	tool_inputs_release(&a.in);
+	return rc;
+}
