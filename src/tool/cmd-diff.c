@@ -12,7 +12,7 @@
 #include "cachepin/diff.h"
 #include "tool.h"
 
-enum { OPT_JSON = 2001, OPT_TOP, OPT_OLD_MAP, OPT_NEW_MAP, OPT_ALL };
+enum { OPT_JSON = 2001, OPT_TOP, OPT_OLD_MAP, OPT_NEW_MAP, OPT_ALL, OPT_SVG };
 
 const struct tool_opt diff_opts[] = {
 	TOOL_CACHE_OPT,
@@ -21,6 +21,7 @@ const struct tool_opt diff_opts[] = {
 	{ "top", 0, "N", "show the N functions and pairs of most impact (default 20)", OPT_TOP },
 	{ "all", 0, NULL, "show every hot function, also those that kept their set and misses", OPT_ALL },
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
+	{ "svg", 0, "FILE", "draw the sets' pressure of both builds into FILE (SVG; the first geometry)", OPT_SVG },
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 },
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 },
 	{ NULL }
@@ -28,7 +29,7 @@ const struct tool_opt diff_opts[] = {
 
 struct diff_args {
 	struct tool_inputs in;
-	const char *old_map, *new_map;
+	const char *old_map, *new_map, *svg;
 	uint64_t top;
 	bool json, all;
 };
@@ -53,6 +54,9 @@ static int diff_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_OLD_MAP:
 		a->old_map = arg;
+		return 0;
+	case OPT_SVG:
+		a->svg = arg;
 		return 0;
 	case OPT_NEW_MAP:
 		a->new_map = arg;
@@ -284,6 +288,14 @@ int cmd_diff(int argc, char **argv)
 	if (a.json)
 		printf("\n  ]\n}\n");
 	rc = fflush(stdout) || ferror(stdout) ? tool_error("diff: cannot write the output") : 0;
+	if (!rc && a.svg) {
+		const struct cachepin_score *sp[2] = { &o.scores[0], &n.scores[0] };
+		const char *titles[2] = { argv[first], argv[first + 1] };
+
+		const struct cachepin_binary *bins[2] = { o.bin, n.bin };
+
+		rc = tool_svg_write(a.svg, bins, sp, titles, 2);
+	}
 out:
 	build_close(&o);
 	build_close(&n);

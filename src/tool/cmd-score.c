@@ -13,7 +13,7 @@
 #include "cachepin/srcline.h"
 #include "tool.h"
 
-enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_LINES, OPT_WHOLE, OPT_OUTPUT = 'o' };
+enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_LINES, OPT_WHOLE, OPT_SVG, OPT_OUTPUT = 'o' };
 
 const struct tool_opt score_opts[] = {
 	TOOL_CACHE_OPT,
@@ -23,6 +23,7 @@ const struct tool_opt score_opts[] = {
 	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
 	{ "source-lines", 'l', NULL, "name the source line of each worst set's hottest line (DWARF)", OPT_LINES },
 	{ "output", 'o', "FILE", "write the report to FILE (default: standard output)", OPT_OUTPUT },
+	{ "svg", 0, "FILE", "draw the sets' pressure into FILE (SVG, a panel per geometry)", OPT_SVG },
 	TOOL_INPUT_OPTS,
 	{ NULL }
 };
@@ -32,7 +33,7 @@ struct score_args {
 	bool json, lines, whole;
 	unsigned int top;
 	size_t refs;
-	const char *output;
+	const char *output, *svg;
 };
 
 /* A count from 1 to 2^31 for option WHAT. */
@@ -74,6 +75,9 @@ static int score_opt(int id, const char *arg, void *ctx)
 		return parse_count(arg, &a->refs, "--refs");
 	case OPT_OUTPUT:
 		a->output = arg;
+		return 0;
+	case OPT_SVG:
+		a->svg = arg;
 		return 0;
 	}
 	r = tool_inputs_opt(&a->in, id, arg);
@@ -309,6 +313,28 @@ int cmd_score(int argc, char **argv)
 			tool_warn("'%s' has no DWARF line information; no source lines", a.in.binary);
 	}
 	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
+	if (!rc && a.svg) {
+		const struct cachepin_score **sp = calloc(r.nr_scores + 1, sizeof(*sp));
+		const struct cachepin_binary **bins = calloc(r.nr_scores + 1, sizeof(*bins));
+		const char **titles = calloc(r.nr_scores + 1, sizeof(*titles));
+		size_t tl = strlen(r.bin->path) + 32;
+		char *title = malloc(tl);
+
+		rc = !sp || !bins || !titles || !title;
+		if (!rc) {
+			snprintf(title, tl, "'%s' as linked", r.bin->path);
+			for (i = 0; i < r.nr_scores; i++) {
+				sp[i] = &r.scores[i];
+				bins[i] = r.bin;
+				titles[i] = title;
+			}
+			rc = tool_svg_write(a.svg, bins, sp, titles, r.nr_scores);
+		}
+		free(sp);
+		free(bins);
+		free(titles);
+		free(title);
+	}
 out:
 	cachepin_srcline__free(r.sl);
 	for (i = 0; i < r.nr_scores; i++)

@@ -16,7 +16,7 @@
 #include "cachepin/whatif.h"
 #include "tool.h"
 
-enum { OPT_FILE = 'f', OPT_OUTPUT = 'o', OPT_ALIGN_FILE = 'a', OPT_PLAN = 2001, OPT_TOP, OPT_JSON };
+enum { OPT_FILE = 'f', OPT_OUTPUT = 'o', OPT_ALIGN_FILE = 'a', OPT_PLAN = 2001, OPT_TOP, OPT_JSON, OPT_SVG };
 
 const struct tool_opt whatif_opts[] = {
 	TOOL_CACHE_OPT,
@@ -26,13 +26,14 @@ const struct tool_opt whatif_opts[] = {
 	{ "align-file", 'a', "FILE", "and its alignment file (default: the fragment's name with .align)", OPT_ALIGN_FILE },
 	{ "top", 0, "N", "show the N functions, sets and pairs of most impact (default 20)", OPT_TOP },
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
+	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", OPT_SVG },
 	TOOL_INPUT_OPTS,
 	{ NULL }
 };
 
 struct whatif_args {
 	struct tool_inputs in;
-	const char *file, *plan, *output, *align_file;
+	const char *file, *plan, *output, *align_file, *svg;
 	uint64_t top;
 	bool json;
 	struct cachepin_edit *edits;
@@ -59,6 +60,9 @@ static int whatif_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_JSON:
 		a->json = true;
+		return 0;
+	case OPT_SVG:
+		a->svg = arg;
 		return 0;
 	case OPT_TOP:
 		if ((r = tool_parse_u64(arg, &a->top, "--top")))
@@ -234,6 +238,19 @@ int cmd_whatif(int argc, char **argv)
 			tool_diff_json(&sb, &sa, &d, !i);
 		else
 			tool_diff_text(&sb, &sa, &d, a.top, false);
+		if (!i && a.svg) {
+			const struct cachepin_score *sp[2] = { &sb, &sa };
+			const char *titles[2] = { a.plan ? "the plan" : "as linked", "after the edits" };
+
+			const struct cachepin_binary *bins[2] = { bin, bin };
+
+			if (tool_svg_write(a.svg, bins, sp, titles, 2)) {
+				cachepin_diff__release(&d);
+				cachepin_score__release(&sb);
+				cachepin_score__release(&sa);
+				goto out;
+			}
+		}
 		cachepin_diff__release(&d);
 		cachepin_score__release(&sb);
 		cachepin_score__release(&sa);

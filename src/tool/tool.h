@@ -107,6 +107,14 @@ void tool_diff_json(const struct cachepin_score *os, const struct cachepin_score
 /* The alignment file's default name for fragment OUT ("a/hot.lds" -> "a/hot.align"); NULL on ENOMEM. */
 char *tool_align_name(const char *out);
 
+/*
+ * The picture of the cache (svg.c): a panel per score S[i] of binary
+ * BIN[i], titled TITLES[i]; written atomically to PATH.  0 or 1 after a
+ * message.
+ */
+int tool_svg_write(const char *path, const struct cachepin_binary *const *bin,
+		   const struct cachepin_score *const *s, const char *const *titles, size_t n);
+
 /* JSON string literal. */
 void json_str(FILE *f, const char *s);
 
