@@ -37,8 +37,11 @@
 #   simulate   trace-driven I-cache misses of the traced windows (stock,
 #              align32, planned), and of the stock and after runs' traces
 #              remapped onto every layout (stock, align32, both plans:
-#              cachepin simulate --relink); cachepin score
+#              cachepin simulate --relink), each plan's alignment file
+#              laid out on the stock kernel without a link (--layout);
+#              cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
+#              and what the model says of it (cachepin diff)
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
 #   report     WORKDIR/report.md from everything above, with the issue's
 #              Done criteria (each plan on a run its profile did not come
@@ -626,6 +629,18 @@ stage_simulate() {
 			change_facts "sim_vs_align32_${r}_on_$l" "sim_${r}_on_$l" "sim_${r}_on_align32"
 		done
 	done
+	# each plan laid out on the stock run's kernel from its alignment
+	# file alone (cachepin simulate --layout), beside the relinked
+	# kernel's remap above: what the tool predicts without a link
+	for p in perf trace; do
+		out=$W/sim-before-layout-$p.txt
+		simulate "$W/run-before/trace.log" "$W/run-before/vmlinux" -m "$W/run-before/vmlinux.map" \
+			--layout "$W/plan-$p/text-layout.align" > "$out" 2> "$out.err" ||
+			{ cat "$out.err" >&2; die "cachepin simulate --layout '$W/plan-$p/text-layout.align' failed"; }
+		cat "$out.err" "$out" >&2
+		sim_facts "sim_before_layout_$p" "$out"
+		change_facts "sim_change_before_layout_$p" "sim_before_layout_$p" "sim_before_on_stock"
+	done
 	for r in before after; do
 		for p in perf trace; do
 			"$CACHEPIN" score -c "$CACHE" "$W/run-$r/vmlinux" "$W/profile/$p.profile" > "$W/score-$r-$p.txt" ||
@@ -642,49 +657,64 @@ stage_simulate() {
 	done
 }
 
-# sets_of NAMES MAP: "function set" for every function named in NAMES, for
-# the 32 KiB 4-way 32 B cache (256 sets, index bits 5..12 of the address)
-sets_of() {
-	awk 'NR == FNR { hot[$1] = 1; next }
-		($2 == "t" || $2 == "T") && ($3 in hot) && !seen[$3]++ {
-			a = 0; h = $1
-			for (i = 1; i <= length(h); i++)
-				a = a * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-			print $3, int(a / 32) % 256
-		}' "$1" "$2" | sort
+# keep_build TREE DIR: the tree's vmlinux and its map, for cachepin diff
+keep_build() {
+	mkdir -p "$2"
+	cp "$1/vmlinux" "$1/vmlinux.map" "$1/System.map" "$2/"
 }
-moved_sets() { join "$1" "$2" | awk '$2 != $3 { n++ } END { print n + 0 }'; }
+
+# diff_facts PREFIX OLD NEW: cachepin diff of two kept builds under the
+# plan's profile, as facts PREFIX_planned_moved (of the functions the
+# plan placed for their hot lines), PREFIX_sampled_moved (of every hot
+# function), PREFIX_functions and the modelled misses PREFIX_old_lru,
+# PREFIX_new_lru; the text report in WORKDIR/PREFIX.txt
+diff_facts() {
+	"$CACHEPIN" diff -c "$CACHE" --old-map "$2/vmlinux.map" --new-map "$3/vmlinux.map" \
+		"$2/vmlinux" "$3/vmlinux" "$pf" > "$W/$1.txt" 2> "$W/$1.err" &&
+	"$CACHEPIN" diff --json -c "$CACHE" --old-map "$2/vmlinux.map" --new-map "$3/vmlinux.map" \
+		"$2/vmlinux" "$3/vmlinux" "$pf" > "$W/$1.json" 2>> "$W/$1.err" ||
+		{ cat "$W/$1.err" >&2; die "cachepin diff '$2/vmlinux' '$3/vmlinux' failed"; }
+	cat "$W/$1.txt" >&2
+	fact "$1_functions" "$(jq '.caches[0].hot_functions' "$W/$1.json")"
+	fact "$1_sampled_moved" "$(jq '.caches[0].moved' "$W/$1.json")"
+	fact "$1_planned_functions" "$(jq --slurpfile p "$W/names-planned.json" \
+		'[.caches[0].functions[] | select(.name as $n | $p[0] | index($n))] | length' "$W/$1.json")"
+	fact "$1_planned_moved" "$(jq --slurpfile p "$W/names-planned.json" \
+		'[.caches[0].functions[] | select(.name as $n | $p[0] | index($n)) | select(.old_set != .new_set)] | length' "$W/$1.json")"
+	fact "$1_old_lru" "$(jq '.caches[0].old.lru' "$W/$1.json")"
+	fact "$1_new_lru" "$(jq '.caches[0].new.lru' "$W/$1.json")"
+	fact "$1_new_pairs" "$(jq '[.caches[0].pairs[] | select(.state == "new")] | length' "$W/$1.json")"
+}
 
 stage_stability() {
 	pf=$W/profile/$PLAN_FROM.profile
 	commit=$TOP/tests/kernel/unrelated-commit.patch
-	# the functions the plan placed for their hot lines, and all the
-	# functions with samples (the plan leaves the coldest in link order)
-	awk '$1 == "hot" { print $2 }' "$OH/cachepin/text-layout.align" | sort -u > "$W/names-planned.txt"
-	awk '$1 == "f" { print $2 }' "$pf" | sort -u > "$W/names-sampled.txt"
-	for n in planned sampled; do
-		sets_of "$W/names-$n.txt" "$OA/System.map" > "$W/sets-a-$n.txt"
-		sets_of "$W/names-$n.txt" "$OH/System.map" > "$W/sets-b-$n.txt"
-	done
+	# the functions the plan placed for their hot lines
+	awk '$1 == "hot" { print $2 }' "$OH/cachepin/text-layout.align" | sort -u |
+		jq -R . | jq -s . > "$W/names-planned.json"
+	keep_build "$OA" "$W/stab-stock-before"
+	keep_build "$OH" "$W/stab-hook-before"
 	patch -s -p1 -d "$SRC" < "$commit"
 	trap 'patch -s -R -p1 -d "$SRC" < "$commit"' EXIT
 	amake "$OA" vmlinux > "$W/stability-a.log" 2>&1 || die "build of the changed tree failed"
 	amake "$OH" vmlinux > "$W/stability-b.log" 2>&1 || die "build of the changed tree with the hook failed"
 	"$CACHEPIN" check "$OH/System.map" "$OH/cachepin/text-layout.align" > "$W/stability-check.txt" ||
 		die "'$OH/System.map': planned units moved after the unrelated commit"
-	for n in planned sampled; do
-		sets_of "$W/names-$n.txt" "$OA/System.map" > "$W/sets-a2-$n.txt"
-		sets_of "$W/names-$n.txt" "$OH/System.map" > "$W/sets-b2-$n.txt"
-		fact stability_${n}_functions "$(wc -l < "$W/sets-a-$n.txt")"
-		fact stability_${n}_moved_without_hook "$(moved_sets "$W/sets-a-$n.txt" "$W/sets-a2-$n.txt")"
-		fact stability_${n}_moved_with_hook "$(moved_sets "$W/sets-b-$n.txt" "$W/sets-b2-$n.txt")"
-	done
-	"$CACHEPIN" score -c "$CACHE" "$OA/vmlinux" "$pf" > "$W/score-before-commit.txt"
-	"$CACHEPIN" score -c "$CACHE" "$OH/vmlinux" "$pf" > "$W/score-after-commit.txt"
-	score_facts score_commit_stock "$W/score-before-commit.txt"
-	score_facts score_commit_hook "$W/score-after-commit.txt"
+	keep_build "$OA" "$W/stab-stock-after"
+	keep_build "$OH" "$W/stab-hook-after"
 	patch -s -R -p1 -d "$SRC" < "$commit"
 	trap - EXIT
+	# what the commit moved, by cachepin diff, without and with the hook
+	diff_facts stability_stock "$W/stab-stock-before" "$W/stab-stock-after"
+	diff_facts stability_hook "$W/stab-hook-before" "$W/stab-hook-after"
+	fact stability_planned_functions "$(getfact stability_stock_planned_functions)"
+	fact stability_sampled_functions "$(getfact stability_stock_functions)"
+	for n in planned sampled; do
+		fact stability_${n}_moved_without_hook "$(getfact stability_stock_${n}_moved)"
+		fact stability_${n}_moved_with_hook "$(getfact stability_hook_${n}_moved)"
+	done
+	fact score_commit_stock_lru "$(getfact stability_stock_new_lru)"
+	fact score_commit_hook_lru "$(getfact stability_hook_new_lru)"
 	amake "$OA" vmlinux zImage > "$W/stability-restore.log" 2>&1
 	amake "$OH" vmlinux zImage >> "$W/stability-restore.log" 2>&1
 	[ "$(getfact stability_planned_moved_with_hook)" = 0 ] ||

@@ -210,19 +210,32 @@ $(done_lines "plan from the perf profile, fewer misses than -falign-functions=32
 | perf (the plan's input) | $(get score_before_perf_lru) | $(get score_after_perf_lru) | $(get score_before_perf_random) | $(get score_after_perf_random) |
 | QEMU trace | $(get score_before_trace_lru) | $(get score_after_trace_lru) | $(get score_before_trace_random) | $(get score_after_trace_random) |
 
-After the unrelated commit (the plan's profile): stock LRU $(get score_commit_stock_lru),
-pseudo-random $(get score_commit_stock_random); with the hook LRU $(get score_commit_hook_lru),
-pseudo-random $(get score_commit_hook_random).
+## A plan laid out without a link (\`cachepin simulate --layout\`)
+
+Each plan's alignment file laid out on the stock run's kernel, the stock
+run's trace remapped onto it, beside the same trace remapped onto the
+relinked kernel (\`--relink\`):
+
+| plan | LRU, --layout | LRU, relinked | pseudo-random, --layout | pseudo-random, relinked |
+|---|---:|---:|---:|---:|
+| perf profile | $(get sim_before_layout_perf_lru) ($(pc sim_change_before_layout_perf_lru)) | $(get sim_before_on_perf_lru) | $(get sim_before_layout_perf_random) ($(pc sim_change_before_layout_perf_random)) | $(get sim_before_on_perf_random) |
+| QEMU-trace profile | $(get sim_before_layout_trace_lru) ($(pc sim_change_before_layout_trace_lru)) | $(get sim_before_on_trace_lru) | $(get sim_before_layout_trace_random) ($(pc sim_change_before_layout_trace_random)) | $(get sim_before_on_trace_random) |
 
 ## Stability: an unrelated commit
 
-Functions that change their 32 KiB cache set after the commit:
+\`cachepin diff\` of each tree before and after the commit, under the
+plan's profile: modelled LRU misses, stock $(get stability_stock_old_lru) ->
+$(get stability_stock_new_lru) ($(get stability_stock_new_pairs) pairs of functions newly sharing
+over-full sets), with the hook $(get stability_hook_old_lru) -> $(get stability_hook_new_lru)
+($(get stability_hook_new_pairs) new pairs).  Functions that change their 32 KiB cache set:
 
 | functions | how many | without the hook | with the hook |
 |---|---:|---:|---:|
 | placed by the plan for their hot lines | $(get stability_planned_functions) | $(get stability_planned_moved_without_hook) | $(get stability_planned_moved_with_hook) |
-| all with samples in the profile | $(get stability_sampled_functions) | $(get stability_sampled_moved_without_hook) | $(get stability_sampled_moved_with_hook) |
+| all hot in the profile | $(get stability_sampled_functions) | $(get stability_sampled_moved_without_hook) | $(get stability_sampled_moved_with_hook) |
 EOF
+block "cachepin diff, stock tree, before and after the unrelated commit" "$W/stability_stock.txt"
+block "cachepin diff, hook tree, before and after the unrelated commit" "$W/stability_hook.txt"
 block "cachepin simulate, stock layout" "$W/sim-before.txt"
 block "cachepin simulate, planned layout" "$W/sim-after.txt"
 block "cachepin simulate, stock with -falign-functions=32" "$W/sim-align32.txt"
