@@ -207,6 +207,14 @@ testrun_compare jq -c '.caches[0] | [.old.lru, .new.lru, .moved, ([.pairs[] | .s
 [17,659073,5,["new"],"route"]
 EOF
 expect_fail "need two builds and a profile" $CACHEPIN diff golden hot.txt
+# the new build as its symbol map (nm output, as a System.map): the old
+# build's functions at its addresses, the same comparison
+arm-linux-gnueabihf-nm golden.new > golden.new.nm
+$CACHEPIN diff -c 1K:2:32 golden golden.new hot.txt | sed 1d > diff-elf.out
+$CACHEPIN diff -c 1K:2:32 golden golden.new.nm hot.txt | sed 1d > diff-nm.out
+cmp -s diff-elf.out diff-nm.out || { diff -u diff-elf.out diff-nm.out >&2; fail "diff with the new build's nm output differs"; }
+expect_fail "neither 'golden.new.nm' nor 'golden.new.nm' is an ELF file" $CACHEPIN diff golden.new.nm golden.new.nm hot.txt
+expect_fail "cannot open 'nosuch'" $CACHEPIN diff golden nosuch hot.txt
 
 # What if hash came after csum?  The linker's layout replayed on the
 # units: hash leaves set 0, the three pairs it was in are gone; -o

@@ -108,6 +108,16 @@ int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin
 
 void cachepin_relink__release(struct cachepin_relink *r);
 
+struct cachepin_symmap;
+/*
+ * The layout a symbol map SM (System.map, nm output, or an ELF's
+ * symbols) of another build of BIN gives: each function of BIN whose
+ * name BIN and SM hold once each at SM's address; the others stay (how
+ * many: *MISSING).  Returns 0 or -ENOMEM.
+ */
+int cachepin_layout__from_symmap(struct cachepin_layout *l, const struct cachepin_binary *bin,
+				 const struct cachepin_symmap *sm, size_t *missing);
+
 /*
  * Where the byte at ADDR of BIN is in L: ADDR plus the returned delta;
  * *KNOWN (may be NULL) false when ADDR is outside the functions whose

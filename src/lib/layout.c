@@ -7,6 +7,7 @@
 #include "cachepin/layout.h"
 #include "cachepin/model.h"
 #include "cachepin/plan.h"
+#include "cachepin/symmap.h"
 #include "internal.h"
 #include "kernel.h"
 
@@ -383,6 +384,40 @@ int cachepin_layout__from_relink(struct cachepin_layout *l, const struct cachepi
 		if (!g || amb_old || amb_new || g->size != f->size)
 			continue;
 		l->delta[i] = (int64_t)(g->addr - f->addr);
+		l->known[i] = true;
+		l->nr_known++;
+	}
+	return 0;
+}
+
+int cachepin_layout__from_symmap(struct cachepin_layout *l, const struct cachepin_binary *bin,
+				 const struct cachepin_symmap *sm, size_t *missing)
+{
+	size_t i;
+	int err;
+
+	*missing = 0;
+	if ((err = layout_alloc(l, bin)))
+		return err;
+	for (i = 0; i < bin->nr_funcs; i++) {
+		const struct cachepin_func *f = &bin->funcs[i];
+		bool amb = false;
+		uint64_t a;
+
+		if (f->flags & CACHEPIN_FUNC_SYNTHETIC) {
+			l->known[i] = true;	/* placed at run time: where it is */
+			l->nr_known++;
+			continue;
+		}
+		cachepin_binary__lookup(bin, f->name, NULL, &amb);
+		if (amb || cachepin_symmap__lookup(sm, f->name, &a)) {
+			(*missing)++;
+			continue;
+		}
+		/* a Thumb symbol's address has bit 0 set; the function's has not */
+		if (f->flags & CACHEPIN_FUNC_THUMB)
+			a &= ~1ULL;
+		l->delta[i] = (int64_t)(a - f->addr);
 		l->known[i] = true;
 		l->nr_known++;
 	}

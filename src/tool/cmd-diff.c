@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cachepin/diff.h"
+#include "cachepin/layout.h"
+#include "cachepin/symmap.h"
 #include "tool.h"
 
 enum { OPT_JSON = 2001, OPT_TOP, OPT_OLD_MAP, OPT_NEW_MAP, OPT_ALL, OPT_SVG };
@@ -94,6 +96,57 @@ static int build_open(struct diff_args *a, struct build *b, const char *path, co
 		return tool_error("out of memory");
 	for (i = 0; i < a->in.nr_caches; i++) {
 		if (cachepin_score__run(b->model, NULL, &a->in.caches[i],
+					CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT, &b->scores[i]))
+			return tool_error("out of memory");
+		b->nr_scores++;
+	}
+	return 0;
+}
+
+/* Does PATH start like an ELF file?  1, 0, or -1 after a message. */
+static int is_elf(const char *path)
+{
+	unsigned char m[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return -tool_error("cannot open '%s': %s", path, strerror(errno));
+	n = fread(m, 1, sizeof(m), f);
+	fclose(f);
+	return n == 4 && m[0] == 0x7f && m[1] == 'E' && m[2] == 'L' && m[3] == 'F';
+}
+
+/*
+ * The other build given as a symbol map (System.map, nm output): the
+ * functions of E's binary at its addresses, scored with E's model into
+ * B's scores; *FADDR the addresses.  0 or 1 after a message.
+ */
+static int build_from_map(struct diff_args *a, const struct build *e, struct build *b,
+			  const char *path, uint64_t **faddr)
+{
+	struct cachepin_symmap *sm = cachepin_symmap__open(path);
+	struct cachepin_layout l = { 0 };
+	size_t missing, i;
+	int err;
+
+	if (!sm)
+		return 1;
+	err = cachepin_layout__from_symmap(&l, e->bin, sm, &missing);
+	cachepin_symmap__free(sm);
+	if (err || !(*faddr = cachepin_layout__faddr(&l))) {
+		cachepin_layout__release(&l);
+		return tool_error("out of memory");
+	}
+	cachepin_layout__release(&l);
+	if (missing)
+		tool_warn("'%s': %zu functions of '%s' are not named once in it; they keep their address",
+			  path, missing, e->bin->path);
+	b->scores = calloc(a->in.nr_caches, sizeof(*b->scores));
+	if (!b->scores)
+		return tool_error("out of memory");
+	for (i = 0; i < a->in.nr_caches; i++) {
+		if (cachepin_score__run(e->model, *faddr, &a->in.caches[i],
 					CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT, &b->scores[i]))
 			return tool_error("out of memory");
 		b->nr_scores++;
@@ -253,7 +306,10 @@ int cmd_diff(int argc, char **argv)
 	const struct tool_cmd *cmd = tool_find_cmd("diff");
 	struct diff_args a = { .top = 20 };
 	struct build o = { 0 }, n = { 0 };
+	const struct cachepin_binary *ob, *nb;
 	struct cachepin_diff d;
+	uint64_t *ofa = NULL, *nfa = NULL;
+	int old_elf, new_elf;
 	int first, rc = 1;
 	size_t i;
 
@@ -265,17 +321,34 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (tool_default_cache(&a.in))
 		return EXIT_USAGE;
-	if (build_open(&a, &o, argv[first], a.old_map, argv[first + 2]) ||
-	    build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2]))
+	old_elf = is_elf(argv[first]);
+	new_elf = is_elf(argv[first + 1]);
+	if (old_elf < 0 || new_elf < 0)
 		goto out;
+	if (!old_elf && !new_elf) {
+		tool_error("diff: neither '%s' nor '%s' is an ELF file", argv[first], argv[first + 1]);
+		tool_hint("give the vmlinux (or program) of one build: its function sizes and code are needed; the other may be its System.map");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	/* a symbol map takes the other build's binary and model */
+	if (old_elf ? build_open(&a, &o, argv[first], a.old_map, argv[first + 2]) :
+		      build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2]))
+		goto out;
+	if (old_elf && new_elf ? build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2]) :
+	    old_elf ? build_from_map(&a, &o, &n, argv[first + 1], &nfa) :
+		      build_from_map(&a, &n, &o, argv[first], &ofa))
+		goto out;
+	ob = o.bin ? o.bin : n.bin;
+	nb = n.bin ? n.bin : o.bin;
 	if (a.json)
 		printf("{\n  \"old\": "), json_str(stdout, argv[first]), printf(",\n  \"new\": "),
 			json_str(stdout, argv[first + 1]), printf(",\n  \"caches\": [");
 	else
 		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", argv[first],
-		       argv[first + 1], argv[first + 2], o.bin->nr_funcs, n.bin->nr_funcs);
+		       argv[first + 1], argv[first + 2], ob->nr_funcs, nb->nr_funcs);
 	for (i = 0; i < a.in.nr_caches; i++) {
-		if (cachepin_diff__run(o.bin, &o.scores[i], NULL, n.bin, &n.scores[i], NULL, &d)) {
+		if (cachepin_diff__run(ob, &o.scores[i], ofa, nb, &n.scores[i], nfa, &d)) {
 			tool_error("out of memory");
 			goto out;
 		}
@@ -292,11 +365,13 @@ int cmd_diff(int argc, char **argv)
 		const struct cachepin_score *sp[2] = { &o.scores[0], &n.scores[0] };
 		const char *titles[2] = { argv[first], argv[first + 1] };
 
-		const struct cachepin_binary *bins[2] = { o.bin, n.bin };
+		const struct cachepin_binary *bins[2] = { ob, nb };
 
 		rc = tool_svg_write(a.svg, bins, sp, titles, 2);
 	}
 out:
+	free(ofa);
+	free(nfa);
 	build_close(&o);
 	build_close(&n);
 	tool_inputs_release(&a.in);
