@@ -49,11 +49,7 @@ static int diff_opt(int id, const char *arg, void *ctx)
 		a->all = true;
 		return 0;
 	case OPT_TOP:
-		if ((r = tool_parse_u64(arg, &a->top, "--top")))
-			return r;
-		if (!a->top || a->top > 1000000)
-			return tool_error("bad --top '%s'", arg) * EXIT_USAGE;
-		return 0;
+		return tool_parse_count(arg, &a->top, "--top", 1000000);
 	case OPT_OLD_MAP:
 		a->old_map = arg;
 		return 0;

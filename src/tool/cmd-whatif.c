@@ -65,11 +65,7 @@ static int whatif_opt(int id, const char *arg, void *ctx)
 		a->svg = arg;
 		return 0;
 	case OPT_TOP:
-		if ((r = tool_parse_u64(arg, &a->top, "--top")))
-			return r;
-		if (!a->top || a->top > 1000000)
-			return tool_error("bad --top '%s'", arg) * EXIT_USAGE;
-		return 0;
+		return tool_parse_count(arg, &a->top, "--top", 1000000);
 	}
 	r = tool_inputs_opt(&a->in, id, arg);
 	return r < 0 ? EXIT_USAGE : r;

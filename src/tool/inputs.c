@@ -219,3 +219,14 @@ char *tool_align_name(const char *out)
 	}
 	return s;
 }
+
+int tool_parse_count(const char *arg, uint64_t *v, const char *what, uint64_t max)
+{
+	int r = tool_parse_u64(arg, v, what);
+
+	if (r)
+		return r;
+	if (!*v || *v > max)
+		return tool_error("bad %s '%s': give 1 to %" PRIu64, what, arg, max) * EXIT_USAGE;
+	return 0;
+}

@@ -75,6 +75,9 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
 /* Parse a non-negative number for option WHAT; 0, or EXIT_USAGE after an error. */
 int tool_parse_u64(const char *arg, uint64_t *v, const char *what);
 
+/* The same for a count from 1 to MAX. */
+int tool_parse_count(const char *arg, uint64_t *v, const char *what, uint64_t max);
+
 int tool_default_cache(struct tool_inputs *in);
 void tool_inputs_release(struct tool_inputs *in);
 
