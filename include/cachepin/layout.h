@@ -66,6 +66,10 @@ struct cachepin_relink {
 	size_t nr;
 	uint64_t *size, *align, *pad, *at;	/* per unit of BIN; at 0: anywhere */
 	uint64_t *addr;		/* per unit: where cachepin_relink__lay() put it */
+	int *sec;		/* per unit: the output section it is laid in (an orphan
+				 * ".text.foo" pulled into a script's .text leaves its own) */
+	uint32_t *secs;		/* executable output sections by address */
+	size_t nr_secs;
 	uint64_t block_start, block_size, block_align;	/* from a plan: its block */
 };
 
@@ -81,10 +85,18 @@ int cachepin_relink__from_align(struct cachepin_relink *r, const struct cachepin
 				const struct cachepin_align *al, const char *path);
 
 /*
- * Lay R out into R->addr.  Returns 0, or -ERANGE when a unit's AT is
- * below the end of what comes before it (*CULPRIT: that unit).
+ * Lay R out into R->addr.  Returns 0, -ERANGE when a unit's AT is below
+ * the end of what comes before it (*CULPRIT: that unit), or -ENOMEM
+ * after logging (*CULPRIT UINT32_MAX).
  */
 int cachepin_relink__lay(struct cachepin_relink *r, uint32_t *culprit);
+
+/*
+ * Is unit U an orphan: an input section ld put in an output section of
+ * its own name (".text.foo" with no script rule for it), which a script
+ * rule, such as a plan's fragment, can pull into another?
+ */
+bool cachepin_relink__orphan(const struct cachepin_relink *r, uint32_t u);
 
 /* Move unit U in the order to just before (AFTER false) or after unit REF. */
 void cachepin_relink__move(struct cachepin_relink *r, uint32_t u, uint32_t ref, bool after);

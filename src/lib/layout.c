@@ -84,12 +84,27 @@ static bool has_map(const struct cachepin_binary *bin)
  * Where each unit of AL goes: into the block (NEWADDR, IN_BLOCK set)
  * and the output section SEC they come from.  0 or -errno after logging.
  */
-static int place_block(const struct cachepin_binary *bin, const struct cachepin_align *al,
+static int place_block(const struct cachepin_relink *r, const struct cachepin_align *al,
 		       const char *path, uint64_t *block_off, bool *in_block, int *sec)
 {
+	const struct cachepin_binary *bin = r->bin;
 	size_t i;
 
+	/*
+	 * The block's output section: the one its units share, or, when
+	 * they are orphans of their own, the ".text" the fragment goes into
+	 */
 	*sec = -1;
+	for (i = 0; i < al->nr && *sec < 0; i++) {
+		uint64_t symoff;
+		const struct cachepin_unit *u = entry_unit(bin, &al->e[i], &symoff);
+
+		if (u && u->outsec >= 0 && !cachepin_relink__orphan(r, (uint32_t)(u - bin->units)))
+			*sec = u->outsec;
+	}
+	for (i = 0; *sec < 0 && i < bin->nr_secs; i++)
+		if (bin->secs[i].exec && !strcmp(bin->secs[i].name, ".text"))
+			*sec = (int)i;
 	for (i = 0; i < al->nr; i++) {
 		const struct cachepin_align_entry *e = &al->e[i];
 		const struct cachepin_unit *u;
@@ -105,7 +120,8 @@ static int place_block(const struct cachepin_binary *bin, const struct cachepin_
 			return -ENOENT;
 		}
 		k = (size_t)(u - bin->units);
-		if (in_block[k] || e->off < symoff || u->outsec < 0 || (*sec >= 0 && u->outsec != *sec)) {
+		if (in_block[k] || e->off < symoff || u->outsec < 0 ||
+		    (u->outsec != *sec && !cachepin_relink__orphan(r, (uint32_t)k))) {
 			pr_warn("'%s': %s (%s:%s) %s\n", path, e->symbol ? e->symbol : "a fill unit",
 				e->object ? e->object : "?", e->section,
 				in_block[k] ? "is listed twice" :
@@ -113,7 +129,6 @@ static int place_block(const struct cachepin_binary *bin, const struct cachepin_
 				"is in another output section than the plan's other units");
 			return -EINVAL;
 		}
-		*sec = u->outsec;
 		in_block[k] = true;
 		block_off[k] = e->off - symoff;
 	}
@@ -131,8 +146,9 @@ int cachepin_layout__from_align(struct cachepin_layout *l, const struct cachepin
 	if ((err = cachepin_relink__from_align(&r, bin, al, path)))
 		return err;
 	if ((err = cachepin_relink__lay(&r, &culprit))) {
-		pr_warn("'%s': %s does not fit where the plan puts it\n", path,
-			bin->units[culprit].section);
+		if (culprit != UINT32_MAX)
+			pr_warn("'%s': %s does not fit where the plan puts it\n", path,
+				bin->units[culprit].section);
 	} else {
 		err = cachepin_relink__layout(&r, l);
 		l->block_start = r.block_start;
@@ -172,7 +188,7 @@ int cachepin_relink__from_align(struct cachepin_relink *rl, const struct cachepi
 		pr_warn("out of memory\n");
 		goto out;
 	}
-	if ((err = place_block(bin, al, path, block_off, in_block, &sec)))
+	if ((err = place_block(&r, al, path, block_off, in_block, &sec)))
 		goto out;
 	/* the block goes where the section's main text begins */
 	for (ins = 0; ins < bin->nr_units; ins++)
@@ -206,6 +222,7 @@ int cachepin_relink__from_align(struct cachepin_relink *rl, const struct cachepi
 		}
 		r.at[next] = start + block_off[next];
 		r.pad[next] = 0;
+		r.sec[next] = sec;
 		prev = next;
 	}
 	/* the main text's first unit now follows the block: no gap of its own */
@@ -236,6 +253,24 @@ out:
 
 /* ---- the editable link ---- */
 
+/* qsort()'s context: the binary whose sections are sorted */
+static const struct cachepin_binary *sec_bin;
+
+static int cmp_sec_addr(const void *pa, const void *pb)
+{
+	const struct cachepin_section *a = &sec_bin->secs[*(const uint32_t *)pa];
+	const struct cachepin_section *b = &sec_bin->secs[*(const uint32_t *)pb];
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+bool cachepin_relink__orphan(const struct cachepin_relink *r, uint32_t u)
+{
+	const struct cachepin_unit *un = &r->bin->units[u];
+
+	return un->outsec >= 0 && !strcmp(r->bin->secs[un->outsec].name, un->section);
+}
+
 int cachepin_relink__init(struct cachepin_relink *r, const struct cachepin_binary *bin)
 {
 	size_t n = bin->nr_units + 1, i;
@@ -250,7 +285,9 @@ int cachepin_relink__init(struct cachepin_relink *r, const struct cachepin_binar
 	r->pad = calloc(n, sizeof(*r->pad));
 	r->at = calloc(n, sizeof(*r->at));
 	r->addr = calloc(n, sizeof(*r->addr));
-	if (!r->order || !r->size || !r->align || !r->pad || !r->at || !r->addr) {
+	r->sec = calloc(n, sizeof(*r->sec));
+	r->secs = calloc(bin->nr_secs + 1, sizeof(*r->secs));
+	if (!r->order || !r->size || !r->align || !r->pad || !r->at || !r->addr || !r->sec || !r->secs) {
 		cachepin_relink__release(r);
 		pr_warn("out of memory\n");
 		return -ENOMEM;
@@ -263,6 +300,7 @@ int cachepin_relink__init(struct cachepin_relink *r, const struct cachepin_binar
 		r->size[i] = u->size;
 		r->align[i] = a;
 		r->addr[i] = u->addr;
+		r->sec[i] = u->outsec;
 		if (u->outsec < 0 || !bin->secs[u->outsec].exec)
 			continue;
 		if (u->outsec != last_sec)
@@ -275,39 +313,62 @@ int cachepin_relink__init(struct cachepin_relink *r, const struct cachepin_binar
 		if (u->addr + u->size > end)
 			end = u->addr + u->size;
 	}
+	for (i = 0; i < bin->nr_secs; i++)
+		if (bin->secs[i].exec)
+			r->secs[r->nr_secs++] = (uint32_t)i;
+	sec_bin = bin;
+	sort_n(r->secs, r->nr_secs, sizeof(*r->secs), cmp_sec_addr);
 	return 0;
 }
 
 int cachepin_relink__lay(struct cachepin_relink *r, uint32_t *culprit)
 {
 	const struct cachepin_binary *bin = r->bin;
-	uint64_t pos = 0, a;
-	int64_t grown = 0;
+	uint64_t pos = 0, prev_end = 0, a;
+	uint32_t *had = calloc(bin->nr_secs + 1, sizeof(*had));
+	size_t i, si = 0;
 	int sec = -1;
-	size_t i;
 
+	*culprit = UINT32_MAX;
+	if (!had) {
+		pr_warn("out of memory\n");
+		return -ENOMEM;
+	}
+	/* the sections that held units (laid there now or not) */
+	for (i = 0; i < r->nr; i++)
+		had[bin->units[r->order[i]].outsec]++;
 	for (i = 0; i < r->nr; i++) {
 		uint32_t k = r->order[i];
-		const struct cachepin_unit *u = &bin->units[k];
 
-		if (u->outsec != sec) {
-			const struct cachepin_section *s;
+		if (r->sec[k] != sec) {
+			const struct cachepin_section *s = &bin->secs[r->sec[k]];
+			bool first = sec < 0;
 
-			/* the end of the section before: what it grew moves this one */
-			if (sec >= 0) {
-				s = &bin->secs[sec];
-				grown = (int64_t)(pos - (s->addr + s->size));
+			/*
+			 * A section starts its original distance after the end of
+			 * the sections before it, as laid now: what they grew
+			 * moves it, what left them (orphans pulled into a script's
+			 * section) gives its room back
+			 */
+			while (si < r->nr_secs && bin->secs[r->secs[si]].addr < s->addr) {
+				uint32_t ti = r->secs[si++];
+				const struct cachepin_section *t = &bin->secs[ti];
+
+				/* a section without units stays in the gap before this one */
+				if (had[ti] && t->addr + t->size > prev_end)
+					prev_end = t->addr + t->size;
 			}
-			sec = u->outsec;
-			s = &bin->secs[sec];
-			pos = s->addr;
-			if (grown > 0)
-				pos = align_up(s->addr + (uint64_t)grown, s->align);
+			if (first)
+				pos = s->addr;
+			else
+				pos = align_up(pos + (s->addr > prev_end ? s->addr - prev_end : 0), s->align);
+			sec = r->sec[k];
 		}
 		a = align_up(pos + r->pad[k], r->align[k]);
 		if (r->at[k]) {
 			if (r->at[k] < pos) {
 				*culprit = k;
+				free(had);
 				return -ERANGE;
 			}
 			a = r->at[k];
@@ -315,6 +376,7 @@ int cachepin_relink__lay(struct cachepin_relink *r, uint32_t *culprit)
 		r->addr[k] = a;
 		pos = a + r->size[k];
 	}
+	free(had);
 	return 0;
 }
 
@@ -364,6 +426,8 @@ void cachepin_relink__release(struct cachepin_relink *r)
 	free(r->pad);
 	free(r->at);
 	free(r->addr);
+	free(r->sec);
+	free(r->secs);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -484,9 +548,9 @@ int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin
 		return 0;
 	}
 	/* the block starts where the fragment goes: the section's main text */
-	sec = bin->units[r->order[first]].outsec;
+	sec = r->sec[r->order[first]];
 	for (i = 0; i < r->nr; i++)
-		if (bin->units[r->order[i]].outsec == sec && main_text(bin->units[r->order[i]].section))
+		if (r->sec[r->order[i]] == sec && main_text(bin->units[r->order[i]].section))
 			break;
 	if (i < first)
 		first = i;
@@ -508,7 +572,7 @@ int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin
 		const struct cachepin_unit *un = &bin->units[u];
 		struct cachepin_plan_unit *pu;
 
-		if (un->outsec != sec)
+		if (r->sec[u] != sec)
 			break;
 		pu = &p->units[p->nr_units++];
 		pu->unit = u;

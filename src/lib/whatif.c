@@ -179,8 +179,12 @@ static int apply_move(struct cachepin_relink *r, const struct cachepin_edit *e, 
 	size_t i;
 	uint32_t culprit;
 
-	if (cachepin_relink__lay(r, &culprit))
+	if (cachepin_relink__lay(r, &culprit)) {
+		if (culprit != UINT32_MAX)
+			pr_warn("%s: %s: the edits before it make %s overlap what comes before it\n",
+				e->where, e->text, bin->units[culprit].section);
 		return -EINVAL;
+	}
 	if (e->relative) {
 		if (e->backwards && e->n > r->addr[u]) {
 			pr_warn("%s: %s: before address 0\n", e->where, e->text);
@@ -317,9 +321,12 @@ int cachepin_edit__apply(struct cachepin_relink *r, const struct cachepin_edit *
 		err = apply_one(r, &e[i], set_by, (uint32_t)i, orig);
 	if (err)
 		goto out;
-	if (cachepin_relink__lay(r, &culprit)) {
-		const struct cachepin_unit *u = &r->bin->units[culprit];
+	if ((err = cachepin_relink__lay(r, &culprit))) {
+		const struct cachepin_unit *u;
 
+		if (culprit == UINT32_MAX)
+			goto out;
+		u = &r->bin->units[culprit];
 		if (set_by[culprit] != UINT32_MAX)
 			pr_warn("%s: %s: the code before it now reaches past 0x%" PRIx64 " (overlapping moves)\n",
 				e[set_by[culprit]].where, e[set_by[culprit]].text, r->at[culprit]);

@@ -199,7 +199,9 @@ int cmd_whatif(int argc, char **argv)
 		goto out;
 	}
 	if (cachepin_relink__lay(&r, &culprit)) {
-		tool_error("'%s': %s does not fit where the plan puts it", a.plan, bin->units[culprit].section);
+		if (culprit != UINT32_MAX)
+			tool_error("'%s': %s does not fit where the plan puts it", a.plan,
+				   bin->units[culprit].section);
 		goto out;
 	}
 	if (cachepin_relink__layout(&r, &lb) || !(fb = cachepin_layout__faddr(&lb)))
