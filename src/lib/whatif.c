@@ -230,7 +230,6 @@ static int apply_move(struct cachepin_relink *r, const struct cachepin_edit *e, 
 static int apply_one(struct cachepin_relink *r, const struct cachepin_edit *e, uint32_t *set_by,
 		     uint32_t idx, const uint64_t *orig)
 {
-	const struct cachepin_binary *bin = r->bin;
 	bool movable = e->kind != CACHEPIN_EDIT_GROW && e->kind != CACHEPIN_EDIT_SHRINK &&
 		       e->kind != CACHEPIN_EDIT_PIN;
 	int64_t u = edit_unit(r, e, e->func, movable), o = -1;
@@ -243,11 +242,26 @@ static int apply_one(struct cachepin_relink *r, const struct cachepin_edit *e, u
 		o = edit_unit(r, e, e->other, true);
 		if (o < 0)
 			return -EINVAL;
-		if (o == u || bin->units[o].outsec != bin->units[u].outsec) {
+		/*
+		 * Across output sections only orphans move: a script rule
+		 * (the fragment -o writes) pulls them into another section
+		 */
+		if (o == u || (r->sec[o] != r->sec[u] &&
+			       !(e->kind == CACHEPIN_EDIT_AFTER && cachepin_relink__orphan(r, (uint32_t)u)) &&
+			       !(e->kind == CACHEPIN_EDIT_SWAP && cachepin_relink__orphan(r, (uint32_t)u) &&
+				 cachepin_relink__orphan(r, (uint32_t)o)))) {
 			pr_warn("%s: %s: %s\n", e->where, e->text,
 				o == u ? "both functions are in one unit" :
 				"the two functions are in different output sections");
 			return -EINVAL;
+		}
+		if (e->kind == CACHEPIN_EDIT_SWAP) {
+			int t2 = r->sec[u];
+
+			r->sec[u] = r->sec[o];
+			r->sec[o] = t2;
+		} else {
+			r->sec[u] = r->sec[o];
 		}
 	}
 	switch (e->kind) {
