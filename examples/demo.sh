@@ -6,6 +6,10 @@
 #     with the fragment, check it, and measure both with cachegrind.
 #  2. a real ARM32 router kernel (Linux 6.1, vexpress-a9) and its NAT
 #     profile: score, and plan a text layout fragment for the kernel.
+#  3. the kernel lab's router kernel with a traced window of its NAT
+#     traffic: the window's misses on the stock layout and on a plan's
+#     (cachepin simulate --layout), what an unrelated commit moved
+#     (cachepin diff), one edit asked of the model (cachepin whatif).
 # Output goes to build/demo/.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +54,27 @@ xz -dc "$ex/router-arm/vmlinux.map.xz" > vmlinux.map
 grep -E '^(binary|profile)|^cache|misses (LRU|pseudo)|fully associative LRU|conflict part' kernel-score.txt
 sed -n '/^cache cortex-a9-32k/,/^cache cortex-a9-64k/p' kernel-score.txt | sed -n '/functions fighting/,/^$/p' | head -8
 "$cp" plan --map vmlinux.map --cache cortex-a9-32k -o text-layout.lds vmlinux "$ex/router-arm/router.profile"
+
+echo
+echo "== the lab's router kernel: a traced NAT window, simulated on two layouts"
+lab=$ex/router-lab
+for f in vmlinux vmlinux.map System.map-unrelated; do
+	xz -dc "$lab/$f.xz" > "lab-$f"
+done
+xz -dc "$lab/trace.log.xz" | "$cp" simulate -c 32K:4:32 -p lru,random --range 0xbf000000-0xffffffff - > lab-stock.sim
+"$cp" plan -m lab-vmlinux.map -c cortex-a9-32k -o lab-hot.lds lab-vmlinux "$lab/router.profile" 2> lab-plan.log
+xz -dc "$lab/trace.log.xz" | "$cp" simulate -c 32K:4:32 -p lru,random --range 0xbf000000-0xffffffff - \
+	lab-vmlinux -m lab-vmlinux.map --layout lab-hot.align > lab-plan.sim 2> lab-plan-sim.log
+echo "   stock layout:   $(awk '$2 == "lru" { l = $4 } $2 == "random" { r = $4 } END { print l " LRU, " r " pseudo-random misses" }' lab-stock.sim)"
+echo "   plan's layout:  $(awk '$2 == "lru" { l = $4 } $2 == "random" { r = $4 } END { print l " LRU, " r " pseudo-random misses" }' lab-plan.sim)"
+echo "== cachepin diff: the stock build against one with an unrelated commit"
+"$cp" diff --old-map lab-vmlinux.map --svg lab-diff.svg lab-vmlinux lab-System.map-unrelated \
+	"$lab/router.profile" > lab-diff.txt 2> lab-diff.log
+sed -n '4,5p' lab-diff.txt
+echo "== cachepin whatif: align nf_conntrack_in to 4096"
+"$cp" whatif -m lab-vmlinux.map lab-vmlinux "$lab/router.profile" "align nf_conntrack_in 4096" > lab-whatif.txt
+sed -n '5p' lab-whatif.txt
 echo
 echo "reports and outputs: $out"
 echo "  natsim-score.txt kernel-score.txt natsim.lds natsim.align text-layout.lds text-layout.align"
+echo "  lab-stock.sim lab-plan.sim lab-diff.txt lab-diff.svg lab-whatif.txt"
