@@ -492,8 +492,18 @@ stage_nopatch() {
 	amake "$OA" KBUILD_LDS=cachepin-vmlinux.lds zImage vexpress-v2p-ca9.dtb > "$W/nopatch-zimage.log" 2>&1 ||
 		die "zImage of the no-patch kernel failed, see '$W/nopatch-zimage.log'"
 	boot_pair nopatch "$OA"
-	# back to the stock layout for the stages after this one
-	amake "$OA" vmlinux zImage > "$W/nopatch-restore.log" 2>&1
+	stock_relink
+}
+
+# o-arm back to the stock layout: make alone does not relink after a
+# link with another script (vmlinux is newer than its inputs)
+stock_relink() {
+	cmp -s "$OA/System.map" "$W/run-before/System.map" && return 0
+	rm -f "$OA/vmlinux"
+	amake "$OA" vmlinux zImage > "$W/stock-relink.log" 2>&1 ||
+		die "relink of '$OA' with the stock script failed, see '$W/stock-relink.log'"
+	cmp -s "$OA/System.map" "$W/run-before/System.map" ||
+		die "'$OA/System.map': the relink is not the stock kernel the 'before' stage booted"
 }
 
 # aligned32 SYSTEM.MAP: the share of text symbols at a multiple of 32
@@ -692,6 +702,9 @@ stage_stability() {
 	# the functions the plan placed for their hot lines
 	awk '$1 == "hot" { print $2 }' "$OH/cachepin/text-layout.align" | sort -u |
 		jq -R . | jq -s . > "$W/names-planned.json"
+	# the stock tree as the 'before' stage booted it (not as the
+	# no-patch stage left it)
+	stock_relink
 	keep_build "$OA" "$W/stab-stock-before"
 	keep_build "$OH" "$W/stab-hook-before"
 	patch -s -p1 -d "$SRC" < "$commit"
