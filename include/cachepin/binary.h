@@ -97,6 +97,15 @@ struct cachepin_binary {
 struct cachepin_binary *cachepin_binary__open(const char *path);
 
 /*
+ * A binary from a symbol map alone (System.map, nm [-S] output): its
+ * text symbols (T, t, W, w) as functions in one executable section,
+ * sizes from nm -S or up to the next symbol, no code (no machine: the
+ * model decodes nothing), no units.  For comparing a build that left
+ * only its System.map.  NULL with errno after logging.
+ */
+struct cachepin_binary *cachepin_binary__open_symmap(const char *path);
+
+/*
  * Take units from the GNU ld map PATH: every input section of every
  * executable output section, with its object and alignment.  Returns 0
  * or a negative errno after logging.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Symbol addresses for cachepin check: from an ELF or System.map/nm text. */
 #include <ctype.h>
+#include <elf.h>
 #include <stdio.h>
 #include <uthash.h>
 #include "cachepin/symmap.h"
@@ -177,4 +178,130 @@ fail:
 	cachepin_symmap__free(sm);
 	errno = -err;
 	return NULL;
+}
+
+/* ---- a binary from a symbol map ---- */
+
+struct map_sym {
+	char *name;
+	uint64_t addr, size;
+	char type;
+};
+
+static int cmp_map_sym(const void *pa, const void *pb)
+{
+	const struct map_sym *a = pa, *b = pb;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The text symbols of a System.map or nm output (ADDR [SIZE] TYPE NAME). */
+static int read_map_syms(const char *path, struct map_sym **out, size_t *nr, unsigned int *digits)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *end;
+	size_t cap = 0, acap = 0;
+	int err = 0;
+
+	*out = NULL;
+	*nr = 0;
+	*digits = 8;
+	if (!f) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		return err;
+	}
+	while (!err && getline(&line, &cap, f) > 0) {
+		char *tok[4];
+		size_t n = cachepin_scan_split(line, tok, ARRAY_SIZE(tok));
+		uint64_t addr, size = 0;
+		const char *type;
+
+		if (n < 3 || !isxdigit((unsigned char)tok[0][0]))
+			continue;
+		addr = strtoull(tok[0], &end, 16);
+		if (*end)
+			continue;
+		if (n == 4) {
+			size = strtoull(tok[1], &end, 16);
+			if (*end)
+				continue;
+		}
+		type = tok[n - 2];
+		if (strlen(type) != 1 || !strchr("TtWw", type[0]) || tok[n - 1][0] == '$')
+			continue;
+		if (strlen(tok[0]) > 8)
+			*digits = 16;
+		if (GROW(*out, acap, *nr + 1) || !((*out)[*nr].name = strdup(tok[n - 1]))) {
+			err = -ENOMEM;
+			break;
+		}
+		(*out)[*nr].addr = addr;
+		(*out)[*nr].size = size;
+		(*out)[(*nr)++].type = type[0];
+	}
+	free(line);
+	fclose(f);
+	if (!err && !*nr) {
+		pr_warn("'%s': no text symbols: not a System.map or nm output\n", path);
+		err = -EINVAL;
+	}
+	return err;
+}
+
+struct cachepin_binary *cachepin_binary__open_symmap(const char *path)
+{
+	struct cachepin_binary *bin = cachepin_binary_new(path);
+	struct map_sym *ms = NULL;
+	unsigned int digits;
+	size_t n = 0, i;
+	int err;
+
+	if (!bin) {
+		pr_warn("out of memory\n");
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = read_map_syms(path, &ms, &n, &digits);
+	if (err)
+		goto out;
+	qsort(ms, n, sizeof(*ms), cmp_map_sym);
+	/* one executable section over all the text symbols */
+	err = -ENOMEM;
+	bin->secs = calloc(1, sizeof(*bin->secs));
+	if (!bin->secs || !(bin->secs[0].name = strdup(".text")))
+		goto out;
+	bin->nr_secs = 1;
+	bin->secs[0].addr = ms[0].addr;
+	bin->secs[0].size = ms[n - 1].addr + (ms[n - 1].size ? ms[n - 1].size : 4) - ms[0].addr;
+	bin->secs[0].align = 4;
+	bin->secs[0].exec = true;
+	bin->elf_class = digits > 8 ? 64 : 32;
+	bin->arch = "unknown";
+	for (i = 0; i < n; i++) {
+		struct cachepin_sym s = {
+			.name = ms[i].name, .addr = ms[i].addr, .size = ms[i].size, .sec = 0,
+			.type = STT_FUNC,
+			.bind = ms[i].type == 't' ? STB_LOCAL :
+				ms[i].type == 'W' || ms[i].type == 'w' ? STB_WEAK : STB_GLOBAL,
+		};
+
+		if (cachepin_binary_add_sym(bin, &s))
+			goto out;
+	}
+	if (cachepin_binary_end_syms(bin) || cachepin_binary_initial_units(bin))
+		goto out;
+	err = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(ms[i].name);
+	free(ms);
+	if (err) {
+		if (err == -ENOMEM)
+			pr_warn("out of memory\n");
+		cachepin_binary__free(bin);
+		errno = -err;
+		return NULL;
+	}
+	return bin;
 }

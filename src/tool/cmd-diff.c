@@ -74,14 +74,15 @@ struct build {
 };
 
 static int build_open(struct diff_args *a, struct build *b, const char *path, const char *map,
-		      const char *profile)
+		      const char *profile, bool elf)
 {
 	struct cachepin_model_opts mo = { 0 };
 	size_t i;
 
 	a->in.binary = path;
 	a->in.map = map;
-	b->bin = tool_open_binary(&a->in);
+	/* a build that left only its System.map: its symbols, no code */
+	b->bin = elf ? tool_open_binary(&a->in) : cachepin_binary__open_symmap(path);
 	if (!b->bin || tool_load_profile(&a->in, b->bin, profile, &b->load))
 		return 1;
 	b->model = cachepin_model__new(b->load.profile, b->bin, b->load.map, &mo);
@@ -321,18 +322,21 @@ int cmd_diff(int argc, char **argv)
 	new_elf = is_elf(argv[first + 1]);
 	if (old_elf < 0 || new_elf < 0)
 		goto out;
-	if (!old_elf && !new_elf) {
-		tool_error("diff: neither '%s' nor '%s' is an ELF file", argv[first], argv[first + 1]);
-		tool_hint("give the vmlinux (or program) of one build: its function sizes and code are needed; the other may be its System.map");
+	if (!old_elf && !new_elf && (a.old_map || a.new_map)) {
+		tool_error("diff: --old-map and --new-map are link maps of ELF builds; '%s' and '%s' are symbol maps",
+			   argv[first], argv[first + 1]);
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (!old_elf && !new_elf)
+		tool_warn("neither '%s' nor '%s' is an ELF file: function sizes come from the symbols' spacing and the model has no code (no straight runs); give the vmlinux of one build for the full model",
+			  argv[first], argv[first + 1]);
 	/* a symbol map takes the other build's binary and model */
-	if (old_elf ? build_open(&a, &o, argv[first], a.old_map, argv[first + 2]) :
-		      build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2]))
+	if (old_elf || !new_elf ? build_open(&a, &o, argv[first], a.old_map, argv[first + 2], old_elf) :
+		      build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2], true))
 		goto out;
-	if (old_elf && new_elf ? build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2]) :
-	    old_elf ? build_from_map(&a, &o, &n, argv[first + 1], &nfa) :
+	if (old_elf && new_elf ? build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2], true) :
+	    old_elf || !new_elf ? build_from_map(&a, &o, &n, argv[first + 1], &nfa) :
 		      build_from_map(&a, &n, &o, argv[first], &ofa))
 		goto out;
 	ob = o.bin ? o.bin : n.bin;
