@@ -72,6 +72,35 @@ $CACHEPIN score -o new.txt other good.prof 2>/dev/null || true
 [ ! -e new.txt ] || fail "failed score left a partial report"
 ls | grep -q 'tmp' && fail "temporary files left behind: $(ls | grep tmp)"
 
+# numbers out of bounds: a clear line and exit 129, never a wrap or an
+# allocation of what the number says
+printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof
+for o in "--refs 4611686018427387904:bad --refs '4611686018427387904': give 1 to 134217728" \
+	"--refs 18446744073709551615:bad --refs '18446744073709551615': give 1 to 134217728" \
+	"--slack 18446744073709551615:bad --slack '18446744073709551615': at most 65536 bytes" \
+	"--slack 268435456:bad --slack '268435456': at most 65536 bytes" \
+	"--iterations 4294967296000:bad --iterations '4294967296000': give 1 to 100000000" \
+	"-c 1024M:1:4:invalid cache geometry '1024M:1:4': SIZE '1024M' is more than 64M" \
+	"-c 18014398509482016K:4:32:invalid cache geometry '18014398509482016K:4:32': SIZE '18014398509482016K' is more than 64M" \
+	"-c 16M:1:4:invalid cache geometry '16M:1:4': at most 65536 sets" \
+	"-c 0:0:0:invalid cache geometry '0:0:0': SIZE is 0" \
+	"-c 64:64:1:invalid cache geometry '64:64:1': LINE must be a power of two of at least 4 bytes" \
+	"-c ,:empty cache list ','"; do
+	opt=${o%%:*} msg=${o#*:}
+	# the option's own value may hold colons: the message starts after "OPT VALUE:"
+	case $opt in -c*) v=${o#-c } v=${v%%:invalid*} v=${v%%:empty*}; opt="-c $v" msg=${o#"-c $v:"} ;; esac
+	rc=0
+	# shellcheck disable=SC2086
+	$CACHEPIN plan $opt -o huge.lds hotfuncs huge.prof > bound.out 2> bound.err || rc=$?
+	[ $rc = 129 ] || [ $rc = 1 ] || { cat bound.err >&2; fail "plan $opt exited $rc"; }
+	[ $rc != 0 ] || fail "plan $opt succeeded"
+	grep -qF "cachepin: $msg" bound.err || { cat bound.err >&2; fail "plan $opt: not '$msg'"; }
+	[ ! -e huge.lds ] || fail "plan $opt wrote its output"
+done
+# a weight far above what the string can hold is counted, not wrapped
+$CACHEPIN score --refs 1048576 -c 4K:4:32 hotfuncs huge.prof > huge.score 2>&1 || { cat huge.score >&2; fail "score of a profile with huge weights failed"; }
+grep -q "misses LRU" huge.score || fail "score of huge weights printed no misses"
+
 # usage errors exit 129, failures 1
 rc=0; $CACHEPIN profile hotfuncs 2>/dev/null || rc=$?
 [ $rc = 129 ] || fail "missing argument must exit 129 (got $rc)"

@@ -7,6 +7,7 @@
  * (random) or a lazy max-heap of next uses (Belady optimal).
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include "cachepin/cache.h"
 #include "heap.h"
@@ -44,38 +45,59 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-static int parse_size(const char *s, uint32_t *out)
+/* Bounds of a geometry: beyond them no L1 cache exists, and tables grow with sets. */
+#define CACHE_MAX_SIZE (64u << 20)
+#define CACHE_MAX_SETS 65536u
+#define CACHE_MAX_WAYS 1024u
+#define CACHE_MAX_LINE 4096u
+
+/* A number with an optional K or M (and B, iB) suffix, at most MAX. */
+static int parse_size(const char *s, uint32_t *out, uint64_t max)
 {
 	char *end;
 	unsigned long long v;
+	unsigned int shift = 0;
 
 	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno)
-		return -EINVAL;
+		return -ERANGE;
 	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
+		shift = 20, end++;
 	if (*end == 'i' && end[1] == 'B')
 		end += 2;
 	else if (*end == 'B')
 		end++;
-	if (*end || v == 0 || v > (1ULL << 30))
+	if (*end)
 		return -EINVAL;
-	*out = (uint32_t)v;
+	/* before the shift: a value that wraps must not pass */
+	if (v == 0)
+		return -EDOM;
+	if (v > (max >> shift))
+		return -ERANGE;
+	*out = (uint32_t)(v << shift);
 	return 0;
 }
 
 static int cache_set_geometry(struct cachepin_cache *c, uint32_t size, uint32_t ways,
 			      uint32_t line, const char *spec)
 {
-	if (!is_pow2(line) || line < 4 || !ways || size % ((uint64_t)ways * line) ||
-	    !is_pow2(size / ((uint64_t)ways * line))) {
-		pr_warn("invalid cache geometry '%s': SIZE/(WAYS*LINE) sets and LINE must be powers of two\n",
-			spec);
+	const char *why = NULL;
+
+	if (!is_pow2(line) || line < 4)
+		why = "LINE must be a power of two of at least 4 bytes";
+	else if (size % ((uint64_t)ways * line))
+		why = "SIZE must be a multiple of WAYS * LINE";
+	else if (!is_pow2(size / ((uint64_t)ways * line)))
+		why = "the sets, SIZE / (WAYS * LINE), must be a power of two";
+	else if (size / ((uint64_t)ways * line) > CACHE_MAX_SETS)
+		why = "at most 65536 sets";
+	if (why) {
+		pr_warn("invalid cache geometry '%s': %s\n", spec, why);
 		return -EINVAL;
 	}
 	c->size = size;
@@ -85,6 +107,24 @@ static int cache_set_geometry(struct cachepin_cache *c, uint32_t size, uint32_t 
 	c->way_span = size / ways;
 	c->line_shift = (uint32_t)__builtin_ctz(line);
 	return 0;
+}
+
+/* One field of SIZE:WAYS:LINE; 0, or -EINVAL after saying which and why. */
+static int parse_field(const char *f, uint32_t *out, uint64_t max, const char *what, const char *spec)
+{
+	int err = parse_size(f, out, max);
+
+	if (!err)
+		return 0;
+	if (err == -EDOM)
+		pr_warn("invalid cache geometry '%s': %s is 0\n", spec, what);
+	else if (err == -ERANGE)
+		pr_warn("invalid cache geometry '%s': %s '%s' is more than %" PRIu64 "%s\n", spec, what, f,
+			max >= (1u << 20) ? max >> 20 : max, max >= (1u << 20) ? "M" : "");
+	else
+		pr_warn("invalid cache geometry '%s': %s '%s' is not a number (digits, K or M)\n", spec,
+			what, f);
+	return -EINVAL;
 }
 
 int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
@@ -119,8 +159,10 @@ int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
 	}
 	if (s || nf < 3)
 		goto bad;
-	if (parse_size(f[0], &size) || parse_size(f[1], &ways) || parse_size(f[2], &line))
-		goto bad;
+	if (parse_field(f[0], &size, CACHE_MAX_SIZE, "SIZE", spec) ||
+	    parse_field(f[1], &ways, CACHE_MAX_WAYS, "WAYS", spec) ||
+	    parse_field(f[2], &line, CACHE_MAX_LINE, "LINE", spec))
+		return -EINVAL;
 	c->repl = CACHEPIN_REPL_LRU;
 	if (nf == 4) {
 		if (!strcmp(f[3], "lru"))
@@ -129,8 +171,11 @@ int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
 			c->repl = CACHEPIN_REPL_RANDOM;
 		else if (!strcmp(f[3], "rr") || !strcmp(f[3], "round-robin"))
 			c->repl = CACHEPIN_REPL_RR;
-		else
-			goto bad;
+		else {
+			pr_warn("invalid cache geometry '%s': unknown policy '%s'\n", spec, f[3]);
+			pr_warn("hint: lru, random or rr (round-robin)\n");
+			return -EINVAL;
+		}
 	}
 	err = cache_set_geometry(c, size, ways, line, spec);
 	if (err)

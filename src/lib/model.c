@@ -136,7 +136,10 @@ static uint32_t item_count(const struct cachepin_model *m, size_t i, uint32_t j,
 	double w = m->nr_slices ? m->slice_w[i * m->nr_slices + j] : m->items[i].weight;
 	double c = (double)L * w / m->weight;
 
-	return c >= 0.5 ? (uint32_t)llround(c) : 0;
+	/* never more than the string: llround() of a huge value is undefined */
+	if (!(c >= 0.5))
+		return 0;
+	return c >= (double)L ? (uint32_t)(L > UINT32_MAX ? UINT32_MAX : L) : (uint32_t)llround(c);
 }
 
 uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_t *n)

@@ -104,19 +104,28 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		a->first = arg;
 		return 0;
 	case OPT_SLACK:
-		return tool_parse_u64(arg, &a->po.slack, "--slack");
+		/* more room than a way span of the largest cache plans nothing useful */
+		if ((r = tool_parse_u64(arg, &a->po.slack, "--slack")))
+			return r;
+		if (a->po.slack > 65536)
+			return tool_error("bad --slack '%s': at most 65536 bytes", arg) * EXIT_USAGE;
+		return 0;
 	case OPT_MAXPAD:
-		return tool_parse_u64(arg, &a->po.max_pad, "--max-pad");
+		if ((r = tool_parse_u64(arg, &a->po.max_pad, "--max-pad")))
+			return r;
+		if (a->po.max_pad > (1u << 24))
+			return tool_error("bad --max-pad '%s': at most 16777216 bytes", arg) * EXIT_USAGE;
+		return 0;
 	case OPT_SEED:
 		return tool_parse_u64(arg, &a->po.seed, "--seed");
 	case OPT_ITERS:
-		if ((r = tool_parse_u64(arg, &v, "--iterations")))
+		if ((r = tool_parse_count(arg, &v, "--iterations", 100000000)))
 			return r;
 		a->po.iterations = (unsigned int)v;
 		return 0;
 	case OPT_MAXHOT:
-		if ((r = tool_parse_u64(arg, &v, "--max-hot")) || !v)
-			return r ? r : EXIT_USAGE;
+		if ((r = tool_parse_count(arg, &v, "--max-hot", 10000000)))
+			return r;
 		a->po.max_hot = (size_t)v;
 		return 0;
 	case OPT_WHOLE:
@@ -133,8 +142,9 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		a->po.restarts = (unsigned int)v;
 		return 0;
 	case OPT_REFS:
-		if ((r = tool_parse_u64(arg, &v, "--refs")) || !v)
-			return r ? r : EXIT_USAGE;
+		/* as score bounds it: 20 bytes a reference while it is built */
+		if ((r = tool_parse_count(arg, &v, "--refs", 1ULL << 27)))
+			return r;
 		a->refs = (size_t)v;
 		return 0;
 	}

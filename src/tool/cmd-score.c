@@ -72,7 +72,12 @@ static int score_opt(int id, const char *arg, void *ctx)
 		a->top = (unsigned int)v;
 		return 0;
 	case OPT_REFS:
-		return parse_count(arg, &a->refs, "--refs");
+		/* 20 bytes a reference while the string is built: 2.7 GB at most */
+		if ((r = parse_count(arg, &a->refs, "--refs")))
+			return r;
+		if (a->refs > (1u << 27))
+			return tool_error("bad --refs '%s': give 1 to 134217728", arg) * EXIT_USAGE;
+		return 0;
 	case OPT_OUTPUT:
 		a->output = arg;
 		return 0;

@@ -54,6 +54,12 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 
 		if (!dup)
 			return 1;
+		if (!arg[strspn(arg, ", ")]) {
+			free(dup);
+			tool_error("empty cache list '%s'", arg);
+			tool_hint("give SIZE:WAYS:LINE (e.g. 32K:4:32) or a preset from 'cachepin help caches'");
+			return EXIT_USAGE;
+		}
 		for (s = strtok_r(dup, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
 			if (in->nr_caches == ARRAY_LEN(in->caches)) {
 				free(dup);
