@@ -72,6 +72,15 @@ $CACHEPIN score -o new.txt other good.prof 2>/dev/null || true
 [ ! -e new.txt ] || fail "failed score left a partial report"
 ls | grep -q 'tmp' && fail "temporary files left behind: $(ls | grep tmp)"
 
+# a pipe-mode perf.data whose first record is an MMAP, before any
+# HEADER_ATTR: the pipe header (PERFILE2, size 16), then PERF_RECORD_MMAP
+# (type 1, misc 2, size 64: pid 1, tid 1, 0x400000 + 0x1000 at offset 0,
+# "/usr/bin/natsim"); nothing to sample, and no attribute looked up
+printf 'PERFILE2\020\000\000\000\000\000\000\000\001\000\000\000\002\000\100\000\001\000\000\000\001\000\000\000\000\000\100\000\000\000\000\000\000\020\000\000\000\000\000\000\000\000\000\000\000\000\000\000/usr/bin/natsim\000\000\000\000\000\000\000\000\000' > mmap-first.data
+[ "$(wc -c < mmap-first.data)" = 80 ] || fail "mmap-first.data is not 80 bytes"
+expect_fail "'mmap-first.data': no sample matched a function of 'hotfuncs' (0 of 0 samples)" \
+	$CACHEPIN profile hotfuncs mmap-first.data
+
 # numbers out of bounds: a clear line and exit 129, never a wrap or an
 # allocation of what the number says
 printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof

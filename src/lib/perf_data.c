@@ -461,11 +461,12 @@ static int perf_truncated(struct cachepin_perf *p, uint64_t off, uint64_t need,
 static struct perf_attr *perf_record_attr(struct cachepin_perf *p, const uint8_t *rec,
 					  uint16_t size)
 {
-	const struct perf_attr *a0 = &p->attrs[0];
+	const struct perf_attr *a0;
 	size_t back;
 
 	if (!p->nr_attrs)
-		return NULL;	/* pipe mode, before any HEADER_ATTR */
+		return NULL;	/* pipe mode, before any HEADER_ATTR: no attrs array yet */
+	a0 = &p->attrs[0];
 	if (p->nr_attrs == 1 || !(a0->flags & AF_SAMPLE_ID_ALL))
 		return &p->attrs[0];
 	if (p->ids_identifier)
