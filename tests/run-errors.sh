@@ -1,7 +1,7 @@
 #!/bin/sh
 # Bad inputs: one clear line naming the file and the problem (and a hint), exit 1, no crash, no partial output.
 . "$(dirname "$0")/test-subr.sh"
-need_cmd perf gcc
+need_cmd perf gcc readelf dd timeout
 
 gcc -O2 -g -fno-omit-frame-pointer -no-pie -o hotfuncs "$srcdir/src/hotfuncs.c"
 # a program that shares no function with hotfuncs: no main, no C start
@@ -80,6 +80,26 @@ printf 'PERFILE2\020\000\000\000\000\000\000\000\001\000\000\000\002\000\100\000
 [ "$(wc -c < mmap-first.data)" = 80 ] || fail "mmap-first.data is not 80 bytes"
 expect_fail "'mmap-first.data': no sample matched a function of 'hotfuncs' (0 of 0 samples)" \
 	$CACHEPIN profile hotfuncs mmap-first.data
+
+# a DW_AT_sibling that points at its own DIE (the first one of
+# .debug_info, made to): score -l stops the walk there with a warning
+# instead of following the cycle for ever, and scores as without -l
+cp hotfuncs loopy
+set -- $(readelf --debug-dump=info loopy | awk '
+	/^ *<[0-9a-f]+><[0-9a-f]+>: Abbrev Number: [1-9]/ { die = $1; sub(/^<[0-9a-f]+></, "", die); sub(/>:$/, "", die) }
+	/DW_AT_sibling/ { at = $1; gsub(/[<>]/, "", at); print at, die; exit }')
+[ $# = 2 ] || fail "hotfuncs has no DW_AT_sibling to corrupt"
+off=$(readelf -SW loopy | awk '$2 == ".debug_info" { print $5; exit } $3 == ".debug_info" { print $6; exit }')
+d=$((0x$2))
+printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $((d & 255)) $((d >> 8 & 255)) $((d >> 16 & 255)) $((d >> 24 & 255)))" |
+	dd of=loopy bs=1 seek=$((0x$off + 0x$1)) conv=notrunc status=none
+readelf --debug-dump=info loopy 2>/dev/null | grep -q "DW_AT_sibling *: <0x$2>" || fail "the sibling loop was not made"
+timeout 120 $CACHEPIN score -l -c 4K:4:32 loopy good.prof > loopy.score 2> loopy.err ||
+	{ cat loopy.err >&2; fail "score -l of a binary with a sibling loop failed or hung"; }
+grep -q "^cachepin: 'loopy': bad DWARF: a DIE's child or sibling is not after it (.debug_info corrupt); inlined functions after it are not named$" loopy.err ||
+	{ cat loopy.err >&2; fail "the sibling loop is not reported"; }
+$CACHEPIN score -c 4K:4:32 loopy good.prof 2>/dev/null | grep "misses LRU" > plain.lru
+grep "misses LRU" loopy.score | cmp -s - plain.lru || fail "score -l of the looping DWARF scored otherwise"
 
 # numbers out of bounds: a clear line and exit 129, never a wrap or an
 # allocation of what the number says

@@ -41,6 +41,7 @@ struct cachepin_srcline {
 	struct sl_str *strs;	/* interned file and function names */
 	char **files;
 	size_t nr_files, cap_files;
+	bool looped;		/* a DIE's child or sibling was not after it: walk cut */
 };
 
 static const char *intern(struct cachepin_srcline *sl, const char *s, uint32_t *idx)
@@ -279,14 +280,32 @@ static int walk(struct cachepin_srcline *sl, Dwarf_Die die, uint64_t cu_base, Dw
 	Dwarf_Debug dbg = sl->dbg;
 	Dwarf_Error err = NULL;
 	Dwarf_Die child = NULL, next;
+	Dwarf_Off at = 0, prev = 0;
 	int ret = 0;
 
 	if (depth > 64 || dwarf_child(die, &child, &err) != DW_DLV_OK) {
 		drop_error(dbg, &err);
 		return 0;
 	}
+	if (dwarf_dieoffset(die, &prev, &err) != DW_DLV_OK)
+		drop_error(dbg, &err);
 	while (child && !ret) {
 		Dwarf_Half tag = 0;
+
+		/*
+		 * A child comes after its parent and a sibling after the DIE
+		 * before it; a corrupt DW_AT_sibling that points back would
+		 * loop for ever: stop there, the rest costs only source lines
+		 */
+		if (dwarf_dieoffset(child, &at, &err) != DW_DLV_OK) {
+			drop_error(dbg, &err);
+			break;
+		}
+		if (at <= prev) {
+			sl->looped = true;
+			break;
+		}
+		prev = at;
 
 		if (dwarf_tag(child, &tag, &err) != DW_DLV_OK)
 			drop_error(dbg, &err);
@@ -392,6 +411,9 @@ struct cachepin_srcline *cachepin_srcline__open(const char *path)
 		pr_warn("'%s': bad DWARF: %s\n", path, dwarf_errmsg(err));
 		drop_error(sl->dbg, &err);
 	}
+	if (sl->looped)
+		pr_warn("'%s': bad DWARF: a DIE's child or sibling is not after it (.debug_info corrupt); inlined functions after it are not named\n",
+			path);
 	if (ret) {
 		pr_warn("'%s': out of memory reading DWARF\n", path);
 		cachepin_srcline__free(sl);
