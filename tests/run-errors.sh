@@ -101,6 +101,21 @@ grep -q "^cachepin: 'loopy': bad DWARF: a DIE's child or sibling is not after it
 $CACHEPIN score -c 4K:4:32 loopy good.prof 2>/dev/null | grep "misses LRU" > plain.lru
 grep "misses LRU" loopy.score | cmp -s - plain.lru || fail "score -l of the looping DWARF scored otherwise"
 
+# a .debug_rnglists whose first unit length runs far past the section
+# (0x9a0003c5): Debian 12's libdwarf frees twice loading it and the run
+# aborted; now the section is checked first, and only the source lines
+# are lost
+cp hotfuncs badranges
+off=$(readelf -SW badranges | awk '$2 == ".debug_rnglists" { print $5; exit } $3 == ".debug_rnglists" { print $6; exit }')
+[ -n "$off" ] || fail "hotfuncs has no .debug_rnglists (gcc 12 writes DWARF 5)"
+printf '\305\003\000\232' | dd of=badranges bs=1 seek=$((0x$off)) conv=notrunc status=none
+$CACHEPIN score -l -c 4K:4:32 badranges good.prof > badranges.score 2> badranges.err ||
+	{ cat badranges.err >&2; fail "score -l of a corrupt .debug_rnglists failed"; }
+testrun_compare cat badranges.err <<'EOF'
+cachepin: 'badranges': bad DWARF: .debug_rnglists has a unit longer than the section at 0x0; no source lines
+EOF
+grep "misses LRU" badranges.score | cmp -s - plain.lru || fail "score -l of the corrupt ranges scored otherwise"
+
 # numbers out of bounds: a clear line and exit 129, never a wrap or an
 # allocation of what the number says
 printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof

@@ -6,7 +6,10 @@
  * innermost inlined function at an address.
  */
 #include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <libdwarf.h>
 #include <dwarf.h>
 #include <uthash.h>
@@ -273,6 +276,123 @@ out:
 	return ret;
 }
 
+/*
+ * The unit headers of a DWARF 5 .debug_rnglists or .debug_loclists
+ * section (LEN bytes at D, byte order BE): each unit_length within the
+ * section, version 5, an address size of 4 or 8, no segment selector,
+ * its offset table inside the unit.  NULL if sound, else what is wrong
+ * and *AT where.  Debian 12's libdwarf (20210528) frees twice when it
+ * loads a rnglists section whose first length runs past its end.
+ */
+static const char *lists_header_bad(const uint8_t *d, size_t len, bool be, size_t *at)
+{
+	size_t p = 0;
+
+	while (p < len) {
+		uint64_t ulen;
+		size_t hdr = 4, offsz = 4, end;
+		uint16_t ver;
+		uint32_t cnt;
+
+		*at = p;
+		if (len - p < 4)
+			return "a unit header cut off";
+		ulen = be ? (uint64_t)d[p] << 24 | d[p + 1] << 16 | d[p + 2] << 8 | d[p + 3] :
+			    (uint64_t)d[p + 3] << 24 | d[p + 2] << 16 | d[p + 1] << 8 | d[p];
+		if (ulen == 0xffffffff) {
+			size_t i;
+
+			if (len - p < 12)
+				return "a unit header cut off";
+			for (ulen = 0, i = 0; i < 8; i++)
+				ulen |= (uint64_t)d[p + 4 + (be ? 7 - i : i)] << (8 * i);
+			hdr = 12;
+			offsz = 8;
+		} else if (ulen >= 0xfffffff0) {
+			return "a reserved unit length";
+		}
+		if (ulen > len - p - hdr)
+			return "a unit longer than the section";
+		if (ulen < 8)
+			return "a unit shorter than its header";
+		end = p + hdr + (size_t)ulen;
+		p += hdr;
+		ver = be ? (uint16_t)(d[p] << 8 | d[p + 1]) : (uint16_t)(d[p + 1] << 8 | d[p]);
+		if (ver != 5)
+			return "a unit of another version than 5";
+		if (d[p + 2] != 4 && d[p + 2] != 8)
+			return "an address size other than 4 or 8";
+		if (d[p + 3])
+			return "a segment selector";
+		cnt = be ? (uint32_t)d[p + 4] << 24 | d[p + 5] << 16 | d[p + 6] << 8 | d[p + 7] :
+			   (uint32_t)d[p + 7] << 24 | d[p + 6] << 16 | d[p + 5] << 8 | d[p + 4];
+		if ((uint64_t)cnt * offsz > ulen - 8)
+			return "an offset table longer than its unit";
+		p = end;
+	}
+	return NULL;
+}
+
+/*
+ * Check the sections libdwarf parses on its own before the first unit
+ * (rnglists, loclists) and say, once, why the source lines are lost.
+ * True when PATH must not be handed over.
+ */
+static bool lists_bad(const char *path)
+{
+	static const char *const names[] = { ".debug_rnglists", ".debug_loclists" };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool bad = false;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t shstr;
+	Elf *e;
+
+	if (fd < 0)
+		return false;	/* libdwarf says why */
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || !gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstr)) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return false;
+	}
+	while (!bad && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name, *why;
+		Elf_Data *data;
+		size_t i, at = 0;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(e, shstr, sh.sh_name)))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(names) && strcmp(name, names[i]); i++)
+			;
+		if (i == ARRAY_SIZE(names))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
+			pr_warn("'%s': bad DWARF: %s cannot be uncompressed; no source lines\n", path, name);
+			bad = true;
+			break;
+		}
+		data = elf_getdata(scn, NULL);
+		if (!data || (!data->d_buf && data->d_size)) {
+			pr_warn("'%s': bad DWARF: %s cannot be read; no source lines\n", path, name);
+			bad = true;
+			break;
+		}
+		why = lists_header_bad(data->d_buf, data->d_size, eh.e_ident[EI_DATA] == ELFDATA2MSB, &at);
+		if (why) {
+			pr_warn("'%s': bad DWARF: %s has %s at 0x%zx; no source lines\n", path, name, why, at);
+			bad = true;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return bad;
+}
+
 /* Walk the children of DIE looking for inlined subroutines. */
 static int walk(struct cachepin_srcline *sl, Dwarf_Die die, uint64_t cu_base, Dwarf_Half ver,
 		int depth)
@@ -360,6 +480,10 @@ struct cachepin_srcline *cachepin_srcline__open(const char *path)
 	Dwarf_Error err = NULL;
 	int res, ret = 0;
 
+	if (lists_bad(path)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	sl = calloc(1, sizeof(*sl));
 	if (!sl) {
 		errno = ENOMEM;
