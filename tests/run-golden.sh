@@ -125,6 +125,25 @@ hot queue golden.o .text.queue 0x180 64 12 2 12-13
 hot parse golden.o .text.parse 0x1c0 64 14 5 0-2,14-15
 EOF
 
+# outputs: all or nothing, never an input, modes and links kept
+echo old > k.lds; echo old > k.align
+expect_fail "cannot create 'nodir/o.txt'" $CACHEPIN plan --map golden.map -c 1K:2:32 -o k.lds -a k.align \
+	--lld-order nodir/o.txt golden hot.txt
+[ "$(cat k.lds)" = old ] && [ "$(cat k.align)" = old ] || fail "a failed plan replaced some of its outputs"
+ls | grep -q 'tmp' && fail "temporary files left behind: $(ls | grep tmp)"
+expect_fail "'golden' is an input; writing it would lose it" $CACHEPIN plan --map golden.map -c 1K:2:32 -o golden golden hot.txt
+expect_fail "'hot.txt' is an input" $CACHEPIN plan --map golden.map -c 1K:2:32 -o p.lds -a hot.txt golden hot.txt
+expect_fail "'x.lds' and 'x.lds' are one file" $CACHEPIN plan --map golden.map -c 1K:2:32 -o x.lds -a x.lds golden hot.txt
+expect_fail "'hot.txt' is an input" $CACHEPIN profile -o hot.txt golden hot.txt
+cmp -s golden golden.new && fail "an output replaced an input"
+: > m.lds; chmod 600 m.lds
+ln -s real.lds link.lds
+$CACHEPIN plan --map golden.map -c 1K:2:32 -o m.lds golden hot.txt 2> /dev/null || fail "plan into m.lds failed"
+[ "$(stat -c %a m.lds)" = 600 ] || fail "m.lds lost its mode 0600 ($(stat -c %a m.lds))"
+$CACHEPIN plan --map golden.map -c 1K:2:32 -o link.lds -a link.align golden hot.txt 2> /dev/null || fail "plan through a link failed"
+[ -L link.lds ] || fail "the linked output was replaced by a file"
+cmp -s real.lds m.lds || fail "the plan did not go through the link"
+
 # The search, planned alone: the same 17 misses in 15 sets, the gaps
 # filled with init and log_msg, 56 bytes of padding.
 $CACHEPIN plan --method search --map golden.map -c 1K:2:32 -o search.lds golden hot.txt 2> search.err ||

@@ -345,13 +345,33 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 	};
 	struct emit_ctx ec = { plan, m, &info, &a->in.caches[0] };
 
+	struct tool_outputs os = { .n = 0 };
+
 	cachepin_binary__build_id_str(m->bin, info.build_id);
-	if (tool_write_file(a->align, emit_align, &ec) ||
-	    (a->lld && tool_write_file(a->lld, emit_lld, &ec)) ||
-	    (a->secorder && tool_write_file(a->secorder, emit_secorder, &ec)) ||
-	    tool_write_file(a->output, emit_lds, &ec))
+	/* all or nothing: a fragment never goes with another plan's alignment file */
+	if (tool_outputs_add(&os, a->align, emit_align, &ec) ||
+	    (a->lld && tool_outputs_add(&os, a->lld, emit_lld, &ec)) ||
+	    (a->secorder && tool_outputs_add(&os, a->secorder, emit_secorder, &ec)) ||
+	    tool_outputs_add(&os, a->output, emit_lds, &ec))
 		return 1;
-	return 0;
+	return tool_outputs_commit(&os);
+}
+
+/* No output of plan may be one of its inputs or another output. */
+static int plan_check_outputs(const struct plan_args *a, const char *profile)
+{
+	const char *in[64], *out[4] = { a->output, a->align, a->lld, a->secorder };
+	size_t ni = 0, i;
+
+	in[ni++] = a->in.binary;
+	in[ni++] = profile;
+	if (a->in.map)
+		in[ni++] = a->in.map;
+	if (a->holdout)
+		in[ni++] = a->holdout;
+	for (i = 0; i < a->in.nr_objects && ni < ARRAY_LEN(in); i++)
+		in[ni++] = a->in.objects[i];
+	return tool_check_outputs(in, ni, out, ARRAY_LEN(out));
 }
 
 int cmd_plan(int argc, char **argv)
@@ -382,6 +402,9 @@ int cmd_plan(int argc, char **argv)
 		a.align = align_name = tool_align_name(a.output);
 	}
 	a.in.binary = argv[first];
+	if ((rc = plan_check_outputs(&a, argv[first + 1])))
+		goto out;
+	rc = 1;
 	bin = tool_open_binary(&a.in);
 	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;

@@ -78,6 +78,10 @@ int cmd_profile(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.in.binary = argv[first];
+	if ((rc = tool_check_inputs_outputs(&a.in, (const char *const *)argv + first + 1,
+					    (size_t)(argc - first - 1), &a.output, 1)))
+		return rc;
+	rc = 1;
 	bin = tool_open_binary(&a.in);
 	if (!bin)
 		return 1;

@@ -289,6 +289,14 @@ int cmd_score(int argc, char **argv)
 	if (tool_default_cache(&a.in))
 		return EXIT_USAGE;
 	a.in.binary = argv[first];
+	{
+		const char *outs[2] = { a.output, a.svg };
+
+		if ((rc = tool_check_inputs_outputs(&a.in, (const char *const *)argv + first + 1, 1,
+						    outs, 2)))
+			return rc;
+		rc = 1;
+	}
 	r.bin = tool_open_binary(&a.in);
 	if (!r.bin)
 		return 1;

@@ -157,6 +157,7 @@ int cmd_whatif(int argc, char **argv)
 	uint64_t *fb = NULL, *fa = NULL;
 	struct cachepin_align *al = NULL;
 	int first, rc = 1;
+	char *owned_align = NULL;
 	uint32_t culprit;
 	size_t i;
 	char where[32];
@@ -183,6 +184,18 @@ int cmd_whatif(int argc, char **argv)
 	if (tool_default_cache(&a.in))
 		goto out;
 	a.in.binary = argv[first];
+	if (a.output && !a.align_file && !(a.align_file = owned_align = tool_align_name(a.output))) {
+		tool_error("out of memory");
+		goto out;
+	}
+	{
+		const char *more[3] = { argv[first + 1], a.plan, a.file };
+		const char *outs[3] = { a.output, a.align_file, a.svg };
+
+		if ((rc = tool_check_inputs_outputs(&a.in, more, 3, outs, 3)))
+			goto out;
+		rc = 1;
+	}
 	bin = tool_open_binary(&a.in);
 	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
@@ -270,8 +283,13 @@ int cmd_whatif(int argc, char **argv)
 			free(e.plan.units);
 			goto out;
 		}
-		rc = tool_write_file(a.output, write_fragment, &e) ||
-		     tool_write_file(a.align_file ? a.align_file : alpath, write_align, &e);
+		{
+			struct tool_outputs os = { .n = 0 };
+
+			rc = tool_outputs_add(&os, a.output, write_fragment, &e) ||
+			     tool_outputs_add(&os, a.align_file ? a.align_file : alpath, write_align, &e) ||
+			     tool_outputs_commit(&os);
+		}
 		if (!rc && !a.json)
 			fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
 				a.output, a.align_file ? a.align_file : alpath, e.plan.nr_units, e.plan.base);
@@ -290,6 +308,7 @@ out:
 	cachepin_layout__release(&la);
 	cachepin_relink__release(&r);
 	cachepin_align__free(al);
+	free(owned_align);
 	cachepin_model__free(m);
 	cachepin_load__release(&load);
 	cachepin_binary__free(bin);

@@ -94,6 +94,39 @@ int tool_load_profile(struct tool_inputs *in, const struct cachepin_binary *bin,
 /* Write atomically: the callback writes to a temporary file renamed on success. */
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
 
+/*
+ * Several outputs of one run, all or nothing: each is written to a
+ * temporary file next to it (through a symbolic link, to its target);
+ * tool_outputs_commit() renames them all into place with the old files'
+ * modes, tool_outputs_abort() removes them.  "-" or NULL is standard
+ * output, written at once.  add: 0, or 1 after a message (and the
+ * outputs staged so far removed).
+ */
+struct tool_output {
+	const char *path;
+	char *target, *tmp;	/* tmp NULL: written in place */
+	unsigned int mode;
+	bool keep_mode;
+};
+struct tool_outputs {
+	struct tool_output o[8];
+	size_t n;
+};
+int tool_outputs_add(struct tool_outputs *os, const char *path, int (*fn)(FILE *f, void *ctx),
+		     void *ctx);
+int tool_outputs_commit(struct tool_outputs *os);
+void tool_outputs_abort(struct tool_outputs *os);
+
+/*
+ * No output may be an input or another output (the same file, by device
+ * and inode, or the same name in the same directory for files not there
+ * yet): 0, or EXIT_USAGE after a message.
+ */
+int tool_check_outputs(const char *const *inputs, size_t ni, const char *const *outputs, size_t no);
+/* The same with IN's binary, map and objects among the inputs, and MORE. */
+int tool_check_inputs_outputs(const struct tool_inputs *in, const char *const *more, size_t nm,
+			      const char *const *outputs, size_t no);
+
 struct cachepin_score;
 struct cachepin_diff;
 /*
