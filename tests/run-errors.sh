@@ -116,6 +116,28 @@ cachepin: 'badranges': bad DWARF: .debug_rnglists has a unit longer than the sec
 EOF
 grep "misses LRU" badranges.score | cmp -s - plain.lru || fail "score -l of the corrupt ranges scored otherwise"
 
+# a text input from a pipe or a FIFO is read whole: the bytes read to
+# tell its format are not lost (a 31-row hot list gave 19 samples)
+awk 'BEGIN { for (i = 0; i < 31; i++) printf "%s %d\n", i % 2 ? "alpha" : "beta", 100 + i }' > hot31.txt
+awk 'BEGIN { for (i = 0; i < 20; i++) printf "main;dispatch_a;%s %d\n", i % 2 ? "alpha" : "gamma_", 10 + i }' > folded20.txt
+for t in hot31.txt folded20.txt; do
+	$CACHEPIN profile hotfuncs $t > file.prof 2>/dev/null || fail "profile of $t failed"
+	cat $t | $CACHEPIN profile hotfuncs /dev/stdin > pipe.prof 2>/dev/null || fail "profile of $t from a pipe failed"
+	cmp -s file.prof pipe.prof || { diff file.prof pipe.prof >&2; fail "$t from a pipe gives another profile"; }
+	rm -f in.fifo; mkfifo in.fifo
+	cat $t > in.fifo &
+	$CACHEPIN profile hotfuncs in.fifo > fifo.prof 2>/dev/null || fail "profile of $t from a FIFO failed"
+	wait
+	cmp -s file.prof fifo.prof || fail "$t from a FIFO gives another profile"
+done
+grep -q "^samples 31 31$" file.prof || grep -q "^samples 20 20$" file.prof || fail "not every row became a sample"
+# a profile or a perf.data cannot be read back from a pipe: said, not misread
+rm -f in.fifo; mkfifo in.fifo
+cat good.prof > in.fifo &
+expect_fail "^cachepin: 'in.fifo' is not a regular file: a cachepin profile is read from a file$" \
+	$CACHEPIN score hotfuncs in.fifo
+wait
+
 # numbers out of bounds: a clear line and exit 129, never a wrap or an
 # allocation of what the number says
 printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof

@@ -41,4 +41,13 @@ enum cachepin_text_format cachepin_text__detect(const char *buf, size_t len);
 int cachepin_text__read(const char *path, enum cachepin_text_format format,
 			cachepin_sample_fn_t fn, void *ctx, char **event);
 
+/*
+ * The same on an open descriptor FD (taken over and closed) named NAME in
+ * messages, whose first LEN bytes HEAD were already read from it (a pipe
+ * that was sniffed): nothing of it is lost.
+ */
+int cachepin_text__read_fd(int fd, const char *name, const char *head, size_t len,
+			   enum cachepin_text_format format, cachepin_sample_fn_t fn, void *ctx,
+			   char **event);
+
 #endif

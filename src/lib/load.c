@@ -88,7 +88,6 @@ static int sniff(const char *path, struct sniff *s)
 		close(fd);
 		return 0;
 	}
-	close(fd);
 	if (n >= 8 && (!memcmp(s->head, "PERFILE2", 8) || !memcmp(s->head, "2ELIFREP", 8) ||
 		       !memcmp(s->head, "PERFFILE", 8)))
 		s->kind = CACHEPIN_INPUT_PERF;
@@ -96,6 +95,22 @@ static int sniff(const char *path, struct sniff *s)
 		s->kind = CACHEPIN_INPUT_PROFILE;
 	else
 		s->kind = CACHEPIN_INPUT_TEXT;
+	if (!fstat(fd, &sb) && !S_ISREG(sb.st_mode)) {
+		/* a pipe, a FIFO, <(...): what was read is gone from it */
+		if (s->kind == CACHEPIN_INPUT_TEXT) {
+			s->len = (size_t)n;
+			s->fd = fd;
+			return 0;
+		}
+		close(fd);
+		pr_warn("'%s' is not a regular file: a %s is read from a file\n", path,
+			s->kind == CACHEPIN_INPUT_PERF ? "perf.data" : "cachepin profile");
+		pr_warn("hint: %s\n", s->kind == CACHEPIN_INPUT_PERF ?
+			"save it first, or give a pipe-mode recording (perf record -o -) on standard input as '-'" :
+			"save it to a file first");
+		return -EINVAL;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -254,7 +269,11 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 		err = read_perf(pb, bin, path, o);
 	else if (s->kind == CACHEPIN_INPUT_QEMU)
 		err = read_qemu(pb, bin, path, o, s);
-	else
+	else if (s->fd >= 0) {
+		err = cachepin_text__read_fd(s->fd, path, s->head, s->len, CACHEPIN_TEXT_AUTO,
+					     cachepin_pbuild__add, pb, &event);
+		s->fd = -1;	/* the reader closed it */
+	} else
 		err = cachepin_text__read(path, CACHEPIN_TEXT_AUTO, cachepin_pbuild__add, pb, &event);
 	p = cachepin_pbuild__finish(pb);
 	if (err || !p) {

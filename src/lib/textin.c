@@ -17,6 +17,7 @@
  * cachepin_text__detect() returns CACHEPIN_TEXT_AUTO when nothing fits.
  */
 #include <stdio.h>
+#include <unistd.h>
 #include "textin-int.h"
 
 #define DETECT_BYTES	(64 * 1024)
@@ -212,24 +213,67 @@ static int text_lines(struct textin *t, struct scan_reader *r, enum cachepin_tex
 	return cachepin_text_flush(t, false);
 }
 
+/* The reader of R (opened, maybe with bytes in its buffer) to the end. */
+static int text_run(struct scan_reader *r, const char *path, enum cachepin_text_format format,
+		    cachepin_sample_fn_t fn, void *ctx, char **event);
+
 int cachepin_text__read(const char *path, enum cachepin_text_format format,
 			cachepin_sample_fn_t fn, void *ctx, char **event)
 {
 	struct scan_reader r = { 0 };
-	struct textin t = { 0 };
 	int err;
 
 	if (event)
 		*event = NULL;
 	if (!path || !fn || (unsigned int)format >= ARRAY_SIZE(grammars))
 		return -EINVAL;
+	err = text_open(&r, path);
+	if (err)
+		return err;
+	return text_run(&r, path, format, fn, ctx, event);
+}
+
+int cachepin_text__read_fd(int fd, const char *name, const char *head, size_t len,
+			   enum cachepin_text_format format, cachepin_sample_fn_t fn, void *ctx,
+			   char **event)
+{
+	struct scan_reader r = { 0 };
+
+	if (event)
+		*event = NULL;
+	if (!name || !fn || (unsigned int)format >= ARRAY_SIZE(grammars)) {
+		close(fd);
+		return -EINVAL;
+	}
+	r.f = fdopen(fd, "r");
+	if (!r.f) {
+		close(fd);
+		pr_warn("cannot read '%s': %s\n", name, strerror(errno));
+		return -EIO;
+	}
+	/* the bytes read to tell what the input is come first */
+	r.cap = len + 1 > 4096 ? len + 1 : 4096;
+	r.buf = malloc(r.cap);
+	if (!r.buf) {
+		fclose(r.f);
+		return -ENOMEM;
+	}
+	memcpy(r.buf, head, len);
+	r.end = len;
+	return text_run(&r, name, format, fn, ctx, event);
+}
+
+static int text_run(struct scan_reader *r0, const char *path, enum cachepin_text_format format,
+		    cachepin_sample_fn_t fn, void *ctx, char **event)
+{
+	struct scan_reader r = *r0;
+	struct textin t = { 0 };
+	int err = 0;
+
 	t.path = path;
 	t.fn = fn;
 	t.ctx = ctx;
 	t.period = 1;
-	err = text_open(&r, path);
-	if (err)
-		return err;
 	if (format == CACHEPIN_TEXT_AUTO)
 		err = text_detect(&r, path, &format);
 	if (!err)
