@@ -19,6 +19,7 @@ hot hot_one a.o .text.hot_one 0x0 4 0 2 0-1
 fill cold_one b.o .text.cold_one 0x40 4 2 0 -
 fill - arch/arm/lib/clear_user.o .text.fixup 0x60 4 3 0 -
 hot hot_two c.o .text.hot_two 0x80 4 4 1 4
+end 2 2
 A
 # 3 of 4 units: the fill unit without a symbol is not checked, and said
 # so; of the two static functions named hot_two the one at the planned
@@ -62,4 +63,16 @@ EOF
 # a hot unit must have a symbol
 sed 's/^hot hot_one/hot -/' plan.align > bad.align
 expect_fail "'bad.align':5: bad unit line" $CACHEPIN check System.map bad.align
+# cut at a line end: no trailer, not a smaller plan that passes
+head -n 7 plan.align > cut.align
+expect_fail "^cachepin: 'cut.align':8: no 'end' line: the file is cut off (or older than the trailer; plan again)$" \
+	$CACHEPIN check System.map cut.align
+# a unit listed twice, a count that does not match, a line after the end
+sed '5p' plan.align > twice.align
+expect_fail "^cachepin: 'twice.align':6: a unit listed twice$" $CACHEPIN check System.map twice.align
+sed 's/^end 2 2$/end 3 2/' plan.align > count.align
+expect_fail "^cachepin: 'count.align':9: the 'end' line says 3 hot and 2 fill units, the file lists 2 and 2$" \
+	$CACHEPIN check System.map count.align
+{ cat plan.align; echo "hot late d.o .text.late 0xc0 4 6 1 6"; } > after.align
+expect_fail "^cachepin: 'after.align':10: a line after the 'end' line$" $CACHEPIN check System.map after.align
 exit 0

@@ -123,6 +123,7 @@ hot hash golden.o .text.hash 0x100 64 8 2 8-9
 hot csum golden.o .text.csum 0x140 32 10 1 10
 hot queue golden.o .text.queue 0x180 64 12 2 12-13
 hot parse golden.o .text.parse 0x1c0 64 14 5 0-2,14-15
+end 6 0
 EOF
 
 # outputs: all or nothing, never an input, modes and links kept

@@ -81,6 +81,7 @@ hot hot_b k.o .text.hot_b 0x2000 32 0 255 0-254
 hot hot_c k.o .text.hot_c 0x3fe0 16 255 255 0-253,255
 fill start_kernel k.o .text.start_kernel 0x5fc0 32 254 0 -
 hot hot_d k.o .text.hot_d 0x6fc0 16 126 126 126-251
+end 4 1
 EOF
 
 # relinked as the hook does, with the plan's first ALIGN at the end of

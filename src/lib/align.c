@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <uthash.h>
 #include "cachepin/align.h"
 #include "emit-int.h"
 #include "internal.h"
@@ -121,6 +122,8 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		put_ranges(f, sets[i], n);
 		fputc('\n', f);
 	}
+	/* the trailer: a file cut at a line end is not a smaller plan */
+	fprintf(f, "end %zu %zu\n", plan->nr_hot, plan->nr_fill);
 	err = ferror(f) ? -EIO : 0;
 out:
 	if (sets)
@@ -185,14 +188,25 @@ static int read_unit(struct cachepin_align *a, size_t *cap, char **f, const char
 	return 0;
 }
 
+/* What the reader has seen of the trailer. */
+struct align_end {
+	bool seen;
+	unsigned long long hot, fill;
+};
+
 /* One line after the first.  0, -ENOMEM, or -EINVAL with *WHAT. */
-static int read_line(struct cachepin_align *a, size_t *cap, char *line, const char **what)
+static int read_line(struct cachepin_align *a, size_t *cap, char *line, const char **what,
+		     struct align_end *trail)
 {
 	char *f[9];
 	size_t n;
 
 	if (line[0] == '#' || line[0] == '\n')
 		return 0;
+	if (trail->seen) {
+		*what = "a line after the 'end' line";
+		return -EINVAL;
+	}
 	if (strlen(line) >= 500) {
 		*what = "line too long";
 		return -EINVAL;
@@ -234,16 +248,75 @@ static int read_line(struct cachepin_align *a, size_t *cap, char *line, const ch
 		}
 		return 0;
 	}
+	if (n == 3 && !strcmp(f[0], "end")) {
+		char *e1, *e2;
+
+		errno = 0;
+		trail->hot = strtoull(f[1], &e1, 10);
+		trail->fill = strtoull(f[2], &e2, 10);
+		if (errno || *e1 || *e2 || e1 == f[1] || e2 == f[2]) {
+			*what = "bad 'end' line (end HOT-UNITS FILL-UNITS)";
+			return -EINVAL;
+		}
+		trail->seen = true;
+		return 0;
+	}
 	if (n == 9 && (!strcmp(f[0], "hot") || !strcmp(f[0], "fill")))
 		return read_unit(a, cap, f, what);
 	*what = "unknown line";
 	return -EINVAL;
 }
 
+/* Units already read, by symbol, object and section. */
+struct seen_unit {
+	char *key;
+	UT_hash_handle hh;
+};
+
+static void free_seen(struct seen_unit **h)
+{
+	struct seen_unit *e, *t;
+
+	HASH_ITER(hh, *h, e, t) {
+		HASH_DEL(*h, e);
+		free(e->key);
+		free(e);
+	}
+}
+
+/* The entry just read must not be one read before.  0, -ENOMEM or -EINVAL with *WHAT. */
+static int unit_twice(const struct cachepin_align *a, struct seen_unit **h, const char **what)
+{
+	const struct cachepin_align_entry *e = &a->e[a->nr - 1];
+	struct seen_unit *s;
+	char *key;
+
+	if (asprintf(&key, "%s\037%s\037%s", e->symbol ? e->symbol : "-", e->object ? e->object : "-",
+		     e->section) < 0)
+		return -ENOMEM;
+	HASH_FIND_STR(*h, key, s);
+	if (s) {
+		free(key);
+		*what = "a unit listed twice";
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		free(key);
+		return -ENOMEM;
+	}
+	s->key = key;
+	HASH_ADD_KEYPTR(hh, *h, s->key, strlen(s->key), s);
+	return 0;
+}
+
 struct cachepin_align *cachepin_align__read(const char *path)
 {
 	struct cachepin_align *a = calloc(1, sizeof(*a));
-	size_t cap = 0, acap = 0;
+	struct seen_unit *seen = NULL;
+	struct align_end end = { 0 };
+	char endmsg[160];
+	size_t cap = 0, acap = 0, nr_before = 0;
 	unsigned long lineno = 0;
 	const char *what = NULL;
 	char *line = NULL;
@@ -268,8 +341,11 @@ struct cachepin_align *cachepin_align__read(const char *path)
 			what = "not a cachepin alignment file (no '# cachepin-align 1' line)";
 			err = -EINVAL;
 		} else {
-			err = read_line(a, &acap, line, &what);
+			err = read_line(a, &acap, line, &what, &end);
 		}
+		if (!err && a->nr > nr_before)
+			err = unit_twice(a, &seen, &what);
+		nr_before = a->nr;
 	}
 	if (!err && !lineno) {
 		what = "empty file";
@@ -278,7 +354,24 @@ struct cachepin_align *cachepin_align__read(const char *path)
 		lineno++;
 		what = "no 'block-align' or 'cache' line";
 		err = -EINVAL;
+	} else if (!err && !end.seen) {
+		lineno++;
+		what = "no 'end' line: the file is cut off (or older than the trailer; plan again)";
+		err = -EINVAL;
+	} else if (!err) {
+		size_t hot = 0, i;
+
+		for (i = 0; i < a->nr; i++)
+			hot += a->e[i].hot;
+		if (end.hot != hot || end.fill != a->nr - hot) {
+			snprintf(endmsg, sizeof(endmsg),
+				 "the 'end' line says %llu hot and %llu fill units, the file lists %zu and %zu",
+				 end.hot, end.fill, hot, a->nr - hot);
+			what = endmsg;
+			err = -EINVAL;
+		}
 	}
+	free_seen(&seen);
 	free(line);
 	fclose(fp);
 	if (!err)
