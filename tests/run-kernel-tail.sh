@@ -141,6 +141,7 @@ EOF
 testrun_compare grep -v '^#' none.align <<'EOF'
 block-align 8192
 cache 32K:4:32 32 256
+end 0 0
 EOF
 cp none.lds layout.lds
 sed -n '/^\. = ALIGN(0x[0-9a-fA-F]*);$/{p;q}' none.lds > layout-end.lds
