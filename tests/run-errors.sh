@@ -138,6 +138,18 @@ expect_fail "^cachepin: 'in.fifo' is not a regular file: a cachepin profile is r
 	$CACHEPIN score hotfuncs in.fifo
 wait
 
+# profiles that contradict themselves are refused at their line: weights
+# that add up to infinity (0 misses everywhere and '-nan %' before), more
+# matched samples than samples, a second 'f' line for one function
+hdr='# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\n'
+printf "${hdr}samples 40 37\nf alpha - 1e308 1 1e308 64\ng 0x0 1e308\nf beta - 1e308 1 1e308 64\ng 0x0 1e308\n" > inf.prof
+expect_fail "^cachepin: 'inf.prof':8: the weights add up to more than a number holds (scale them down)$" \
+	$CACHEPIN score hotfuncs inf.prof
+printf "${hdr}samples 1 99999\nf alpha - 10 1 10 64\n" > counts.prof
+expect_fail "^cachepin: 'counts.prof':5: 'samples' has more matched samples than samples$" $CACHEPIN score hotfuncs counts.prof
+printf "${hdr}samples 2 2\nf alpha - 10 1 10 64\nf beta - 5 1 5 64\nf alpha - 10 1 10 64\n" > dupf.prof
+expect_fail "^cachepin: 'dupf.prof':8: a second 'f' line for this function$" $CACHEPIN score hotfuncs dupf.prof
+
 # numbers out of bounds: a clear line and exit 129, never a wrap or an
 # allocation of what the number says
 printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof

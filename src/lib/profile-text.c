@@ -127,6 +127,7 @@ struct reader {
 	struct fkey_ent *funcs;		/* the 'f' lines, by fkey() */
 	unsigned long lineno;		/* lines read */
 	const char *what;
+	double total, gsum;		/* the weights so far, of all and of the last 'f' */
 };
 
 static int bad_line(struct reader *r, const char *what)
@@ -173,6 +174,8 @@ static int read_header(struct reader *r, char **fv, int nf)
 	if (!strcmp(fv[0], "samples") && nf == 3) {
 		if (parse_u64(fv[1], &p->nr_samples) || parse_u64(fv[2], &p->nr_matched))
 			return bad_line(r, "bad 'samples' line");
+		if (p->nr_matched > p->nr_samples)
+			return bad_line(r, "'samples' has more matched samples than samples");
 		return 0;
 	}
 	if (!strcmp(fv[0], "slices") && nf == 2) {
@@ -235,8 +238,14 @@ static int read_func(struct reader *r, char **fv, int nf)
 {
 	struct cachepin_pfunc *pf;
 
+	uint32_t dup;
+	int err;
+
 	if (nf != 7)
 		return bad_line(r, "'f' needs name, object, weight, samples, inclusive, size");
+	/* two 'f' lines of one function would stay two functions */
+	if ((err = find_func(r, fv[1], opt_field(fv[2]), &dup)) <= 0)
+		return err < 0 ? err : bad_line(r, "a second 'f' line for this function");
 	pf = cachepin_profile_add_func(r->p, fv[1], opt_field(fv[2]));
 	if (!pf)
 		return -ENOMEM;
@@ -244,6 +253,11 @@ static int read_func(struct reader *r, char **fv, int nf)
 	if (parse_num(fv[3], &pf->weight) || parse_u64(fv[4], &pf->samples) ||
 	    parse_num(fv[5], &pf->incl) || parse_u64(fv[6], &pf->size) || pf->weight < 0)
 		return bad_line(r, "bad number in 'f' line");
+	/* sums that overflow gave 0 misses everywhere and '-nan %' */
+	r->total += pf->weight;
+	r->gsum = 0;
+	if (!isfinite(r->total))
+		return bad_line(r, "the weights add up to more than a number holds (scale them down)");
 	return index_func(r);
 }
 
@@ -261,6 +275,9 @@ static int read_gran(struct reader *r, char **fv, int nf)
 	for (k = 0; k < ns; k++)
 		if (parse_num(fv[3 + k], &slice[k]) || slice[k] < 0)
 			return bad_line(r, "bad slice weight in 'g' line");
+	r->gsum += w;
+	if (!isfinite(r->gsum))
+		return bad_line(r, "the weights add up to more than a number holds (scale them down)");
 	return cachepin_pfunc_add_gran(r->cur, (uint32_t)off, w, ns ? slice : NULL, ns);
 }
 
