@@ -25,6 +25,7 @@
  * objects know the exact value, and they are not read for it).
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,6 +47,9 @@ struct map_ctx {
 	uint64_t fill;
 	size_t sym_match, sym_mismatch, out_match, out_mismatch;
 	size_t lineno;
+	uint64_t *sec_end;	/* per ELF section: the end of its last input section read */
+	size_t *sec_line;	/* ... and the map line it was on (of its header, before any) */
+	size_t last_line;	/* of the last input section or output section read */
 };
 
 static void copy_tok(char *dst, size_t cap, const char *s, size_t len)
@@ -63,6 +67,8 @@ static void map_output(struct map_ctx *m, const char *name, bool has_addr, uint6
 
 	m->out = i;
 	m->out_exec = i >= 0 && bin->secs[i].exec;
+	if (i >= 0 && !m->sec_line[i])
+		m->sec_line[i] = m->lineno;
 	if (i < 0 || !has_addr || !bin->secs[i].size)
 		return;
 	if (bin->secs[i].addr == addr)
@@ -98,6 +104,10 @@ static int map_input(struct map_ctx *m, const char *name, uint64_t addr, uint64_
 	u->outsec = m->out;
 	u->flags = CACHEPIN_UNIT_FROM_MAP;
 	m->nr_units++;
+	if (m->out >= 0 && addr + size > m->sec_end[m->out]) {
+		m->sec_end[m->out] = addr + size;
+		m->sec_line[m->out] = m->lineno;
+	}
 	return 0;
 }
 
@@ -255,8 +265,18 @@ int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 	char *buf;
 	int err = 0;
 
+	m.sec_end = calloc(bin->nr_secs + 1, sizeof(*m.sec_end));
+	m.sec_line = calloc(bin->nr_secs + 1, sizeof(*m.sec_line));
+	if (!m.sec_end || !m.sec_line) {
+		free(m.sec_end);
+		free(m.sec_line);
+		pr_warn("'%s': out of memory\n", path);
+		return -ENOMEM;
+	}
 	buf = read_file(path, &len);
 	if (!buf) {
+		free(m.sec_end);
+		free(m.sec_line);
 		err = -errno;
 		pr_warn("'%s': cannot read: %s\n", path, strerror(errno));
 		return err;
@@ -270,6 +290,9 @@ int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 		err = -EINVAL;
 		goto out;
 	}
+	/* line numbers of the file, not of the part read */
+	for (nl = buf; (nl = memchr(nl, '\n', (size_t)(p - nl))); nl++)
+		m.lineno++;	/* the loop counts the marker's own line first */
 	for (p = strchr(p, '\n'); p && p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -297,6 +320,29 @@ int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 		err = -EINVAL;
 		goto out;
 	}
+	/*
+	 * The input sections of an executable section reach its end (an
+	 * output section may end with alignment: 4 KiB of slack).  A map cut
+	 * off, or with a line the reader takes for another output section,
+	 * silently lost the rest of .text.
+	 */
+	for (i = 0; i < bin->nr_secs; i++) {
+		const struct cachepin_section *s = &bin->secs[i];
+
+		if (!s->exec || !s->size || (m.sec_end[i] && m.sec_end[i] + 4096 >= s->addr + s->size))
+			continue;
+		if (!m.sec_line[i])
+			pr_warn("'%s': has no output section '%s' of '%s' (0x%" PRIx64 ", %" PRIu64 " bytes)\n",
+				path, s->name, bin->path, s->addr, s->size);
+		else if (!m.sec_end[i])
+			pr_warn("'%s':%zu: gives no input section of '%s'\n", path, m.sec_line[i], s->name);
+		else
+			pr_warn("'%s':%zu: the input sections of '%s' end at 0x%" PRIx64 ", short of its end at 0x%" PRIx64 "\n",
+				path, m.sec_line[i], s->name, m.sec_end[i], s->addr + s->size);
+		pr_warn("hint: the map is cut off, or has a line that is not ld's; use the map of the link unchanged\n");
+		err = -EINVAL;
+		goto out;
+	}
 	err = cachepin_binary_set_units(bin, m.units, m.nr_units);
 	m.units = NULL;
 	m.nr_units = 0;
@@ -313,6 +359,8 @@ out:
 		free(m.units[i].object);
 	}
 	free(m.units);
+	free(m.sec_end);
+	free(m.sec_line);
 	free(buf);
 	return err;
 }
