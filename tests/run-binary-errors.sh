@@ -31,6 +31,15 @@ cp prog badshoff
 printf '\377\377\377\177\000\000\000\000' | dd of=badshoff bs=1 seek=40 conv=notrunc 2>/dev/null
 expect_fail "'badshoff': " $D funcs badshoff
 
+# a .symtab whose offset lies past the end of the file: said, and only the
+# dynamic symbols read (it loaded as 0 functions without a word)
+cp prog symoff
+shoff=$(od -An -t u8 -j 40 -N 8 symoff | tr -d ' ')
+idx=$(readelf -SW symoff | awk '$2 == ".symtab" { gsub(/[][]/, "", $1); print $1; exit } $3 == ".symtab" { print $2; exit }' | tr -d '[]')
+[ -n "$idx" ] || fail "prog has no .symtab"
+printf '\000\000\000\000\000\001\000\000' | dd of=symoff bs=1 seek=$((shoff + idx * 64 + 24)) conv=notrunc status=none
+expect_fail "^'symoff': its symbol table lies outside the file (offset 0x10000000000, [0-9]* bytes, the file has [0-9]*)" \
+	$D funcs symoff
 # maps
 expect_fail "'text.txt': not a GNU ld map" $D funcs prog text.txt
 expect_fail "'nomap': cannot read" $D funcs prog nomap

@@ -150,6 +150,13 @@ expect_fail "^cachepin: 'counts.prof':5: 'samples' has more matched samples than
 printf "${hdr}samples 2 2\nf alpha - 10 1 10 64\nf beta - 5 1 5 64\nf alpha - 10 1 10 64\n" > dupf.prof
 expect_fail "^cachepin: 'dupf.prof':8: a second 'f' line for this function$" $CACHEPIN score hotfuncs dupf.prof
 
+# a bad second row of a hot list is named by its line, as a bad row
+# further down is; a directory given as the map is said to be one
+printf 'alpha 10\nbeta -5\n' > badrow.txt
+expect_fail "^cachepin: 'badrow.txt':2: expected 'NAME \[WEIGHT\]'" $CACHEPIN profile hotfuncs badrow.txt
+mkdir -p adir
+expect_fail "^cachepin: 'adir': cannot read: Is a directory$" $CACHEPIN score -m adir hotfuncs good.prof
+
 # numbers out of bounds: a clear line and exit 129, never a wrap or an
 # allocation of what the number says
 printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof

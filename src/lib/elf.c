@@ -12,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -25,6 +26,7 @@
 #endif
 
 struct elf_ctx {
+	const char *path;
 	struct cachepin_binary *bin;	/* NULL when only the symbols are walked */
 	Elf *elf;
 	size_t shnum;
@@ -198,8 +200,16 @@ static Elf_Scn *find_symtab(struct elf_ctx *c, bool dynsym, GElf_Shdr *shp, Elf_
 
 	*xndx = NULL;
 	while ((scn = elf_nextscn(c->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_size || !scn_in_file(c, &sh))
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_size)
 			continue;
+		if (!scn_in_file(c, &sh)) {
+			/* a symbol table outside the file is a broken file, not a stripped one */
+			if (sh.sh_type == SHT_SYMTAB)
+				pr_warn("'%s': its symbol table lies outside the file (offset 0x%" PRIx64 ", %" PRIu64 " bytes, the file has %" PRIu64 ")%s\n",
+					c->path, (uint64_t)sh.sh_offset, (uint64_t)sh.sh_size,
+					c->file_size, dynsym ? "; only its dynamic symbols are read" : "");
+			continue;
+		}
 		if (sh.sh_type == SHT_SYMTAB && !tab) {
 			tab = scn;
 			*shp = sh;
@@ -310,7 +320,7 @@ int cachepin_elf_for_each_symbol(const char *path, int fd, bool dynsym,
 				 int (*fn)(const struct cachepin_elf_sym *sym, void *arg),
 				 void *arg)
 {
-	struct elf_ctx c = { 0 };
+	struct elf_ctx c = { .path = path };
 	struct stat st;
 	GElf_Ehdr eh;
 	int err;
@@ -389,7 +399,7 @@ static int read_elf(struct elf_ctx *c, int fd)
 
 struct cachepin_binary *cachepin_binary__open(const char *path)
 {
-	struct elf_ctx c = { 0 };
+	struct elf_ctx c = { .path = path };
 	int fd = -1, err;
 
 	c.bin = cachepin_binary_new(path);

@@ -238,7 +238,7 @@ static char *read_file(const char *path, size_t *lenp)
 		return NULL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		errno = EINVAL;
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return NULL;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -278,7 +278,10 @@ int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 		free(m.sec_end);
 		free(m.sec_line);
 		err = -errno;
-		pr_warn("'%s': cannot read: %s\n", path, strerror(errno));
+		if (err == -EINVAL)
+			pr_warn("'%s': not a regular file; a link map is read from a file\n", path);
+		else
+			pr_warn("'%s': cannot read: %s\n", path, strerror(errno));
 		return err;
 	}
 	end = buf + len;

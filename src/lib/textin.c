@@ -86,6 +86,7 @@ enum cachepin_text_format cachepin_text__detect(const char *buf, size_t len)
 {
 	const char *p = buf, *e = buf + len, *nl;
 	int lines = 0, hot = 0, bad = 0;
+	bool first_hot = false;	/* the first line that counts is a hot-list row */
 
 	if (!buf)
 		return CACHEPIN_TEXT_AUTO;
@@ -105,6 +106,8 @@ enum cachepin_text_format cachepin_text__detect(const char *buf, size_t len)
 		case LC_REPORT:
 			return CACHEPIN_TEXT_HOTLIST;
 		case LC_HOT:
+			if (!lines)
+				first_hot = true;
 			hot++;
 			lines++;
 			break;
@@ -117,9 +120,12 @@ enum cachepin_text_format cachepin_text__detect(const char *buf, size_t len)
 		}
 		p = nl + 1;
 	}
-	/* a few bad lines in a hot list are better reported by line number */
-	return hot && (!bad || (hot >= 2 && hot >= 2 * bad)) ? CACHEPIN_TEXT_HOTLIST :
-							       CACHEPIN_TEXT_AUTO;
+	/*
+	 * A few bad lines in a hot list are better reported by line number,
+	 * and so is a bad line after a first row that is a hot list's
+	 */
+	return hot && (!bad || first_hot || (hot >= 2 && hot >= 2 * bad)) ? CACHEPIN_TEXT_HOTLIST :
+									    CACHEPIN_TEXT_AUTO;
 }
 
 /* ---- the reader ---- */

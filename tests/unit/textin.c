@@ -119,7 +119,8 @@ static const struct row rows[] = {
 	T("", A, -EINVAL, "", NULL),
 	T("PERFILE2\x01\x02\x03", A, -EINVAL, "", NULL),
 	T("w 1 1.5: 1 ev:\n\tnot a frame\n", S, -EINVAL, "", NULL),
-	T("a 1\nb two words\n", A, -EINVAL, "", NULL),
+	/* a first row that is a hot list's: the bad one is reported by its line */
+	T("a 1\nb two words\n", H, -EINVAL, "", NULL),
 	T("w;a 5\nw;b five\n", F, -EINVAL, "", NULL),
 };
 
