@@ -82,7 +82,7 @@ BIN := cachepin
 MANS := $(wildcard man/*.1 man/*.5)
 
 .DELETE_ON_ERROR:
-.PHONY: all clean check check-kernel test-progs install uninstall demo deps bench bench-quick hdr-check
+.PHONY: all clean check check-kernel test-progs install uninstall demo deps bench bench-quick hdr-check fuzz fuzz-replay
 
 all: $(BIN)
 
@@ -164,6 +164,47 @@ bench: $(BIN) $(TTOOL_BINS) $(BENCH_BINS)
 bench-quick: $(BIN) $(BENCH_BINS)
 	$(Q)scripts/install-deps --bench
 	$(Q)bench/run.sh --quick
+
+# Fuzz targets (tests/fuzz): each parser under libFuzzer with ASan and
+# UBSan, built with clang into build/fuzz; `make fuzz` runs each for
+# FUZZ_SECONDS (default 60) on its corpus in build/fuzz/corpus; findings
+# land in build/fuzz/crash-*.  `make fuzz-replay` builds the targets with
+# $(CC) and no libFuzzer (tests/fuzz/replay.c) and replays the corpora.
+FUZZ_CC ?= clang
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz-%.c=%)
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -Iinclude -Isrc/lib -Itests/fuzz $(PC_CFLAGS) $(DWARF_CFLAGS) \
+	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LIB_OBJS := $(LIB_SRCS:src/lib/%.c=build/fuzz/lib/%.o)
+
+build/fuzz/lib/%.o: src/lib/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+build/fuzz/libcachepin.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libcachepin.a | $(BFD_PROBE)
+	$(call msg,FUZZLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcachepin.a $(ALL_LDLIBS)
+
+build/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB) | $(BFD_PROBE)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/replay.c $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
+
+fuzz:
+	$(Q)scripts/install-deps --fuzz
+	$(Q)$(MAKE) --no-print-directory test-progs $(FUZZ_NAMES:%=build/fuzz/fuzz-%)
+	$(Q)tests/fuzz/run.sh
+
+fuzz-replay: $(FUZZ_NAMES:%=build/fuzz/replay-%)
+	$(Q)for t in $(FUZZ_NAMES); do \
+		c=build/fuzz/corpus/$$t; [ -d $$c ] || c=tests/fuzz/seeds/$$t; [ -d $$c ] || continue; \
+		printf '%s: ' $$t; build/fuzz/replay-$$t $$c/* || exit 1; done
 
 deps:
 	$(Q)scripts/install-deps --test

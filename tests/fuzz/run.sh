@@ -1,0 +1,36 @@
+#!/bin/sh
+# make fuzz: every target in build/fuzz for FUZZ_SECONDS (default 60) on
+# its corpus (build/fuzz/corpus/NAME, seeded from tests/fuzz/seeds/NAME,
+# a perf.data from perf-synth, an ELF of the tests).  A summary line per
+# target; crashes, leaks and timeouts are written to build/fuzz/crash-NAME-*
+# and fail the run.  FUZZ_TARGETS picks targets (default all).
+set -e
+top=$(cd "$(dirname "$0")/../.." && pwd)
+B=$top/build/fuzz
+S=${FUZZ_SECONDS:-60}
+case $S in '' | *[!0-9]*) echo "fuzz: FUZZ_SECONDS='$S' is not a number" >&2; exit 2 ;; esac
+targets=${FUZZ_TARGETS:-$(cd "$B" && ls fuzz-* | sed 's/^fuzz-//')}
+fail=0
+for t in $targets; do
+	bin=$B/fuzz-$t
+	[ -x "$bin" ] || { echo "fuzz: no '$bin' (make fuzz builds it)" >&2; exit 2; }
+	c=$B/corpus/$t
+	mkdir -p "$c"
+	[ -d "$top/tests/fuzz/seeds/$t" ] && cp -n "$top/tests/fuzz/seeds/$t"/* "$c/" 2>/dev/null || true
+	case $t in
+	perf-data)
+		[ -x "$top/build/tests/tools/perf-synth" ] && [ -x "$top/build/tests/unit/cache" ] &&
+			"$top/build/tests/tools/perf-synth" -n 50 "$top/build/tests/unit/cache" "$c/synth.data" > /dev/null 2>&1 || true ;;
+	elf | linkmap)
+		[ -x "$top/build/tests/unit/cache" ] && cp -n "$top/build/tests/unit/cache" "$c/unit-cache.elf" 2>/dev/null || true ;;
+	esac
+	rm -f "$B/crash-$t-"*
+	"$bin" -max_total_time="$S" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
+		-artifact_prefix="$B/crash-$t-" -print_final_stats=1 "$c" > "$B/fuzz-$t.log" 2>&1 || true
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/fuzz-$t.log" | tail -1)
+	cov=$(grep -o 'cov: [0-9]*' "$B/fuzz-$t.log" | tail -1 | sed 's/cov: //')
+	found=$(ls "$B/crash-$t-"* 2>/dev/null | wc -l)
+	echo "fuzz $t: ${runs:-0} runs in $S s, coverage ${cov:-?}, corpus $(ls "$c" | wc -l), findings $found"
+	[ "$found" = 0 ] || { fail=1; ls "$B/crash-$t-"* >&2; grep -m3 'ERROR\|SUMMARY' "$B/fuzz-$t.log" >&2 || true; }
+done
+exit $fail
