@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 B=$top/build/fuzz
 S=${FUZZ_SECONDS:-60}
 case $S in '' | *[!0-9]*) echo "fuzz: FUZZ_SECONDS='$S' is not a number" >&2; exit 2 ;; esac
-targets=${FUZZ_TARGETS:-$(cd "$B" && ls fuzz-* | sed 's/^fuzz-//')}
+targets=${FUZZ_TARGETS:-$(cd "$top/tests/fuzz" && ls fuzz-*.c | sed 's/^fuzz-//; s/\.c$//')}
 fail=0
 for t in $targets; do
 	bin=$B/fuzz-$t
