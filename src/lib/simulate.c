@@ -308,7 +308,10 @@ int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts
 		return -ENOMEM;
 	}
 	if ((err = engine_init(&en, o, out))) {
-		pr_warn("out of memory\n");
+		if (err == -EINVAL)
+			pr_warn("'%s': at most %zu line sizes in one simulation\n", path, ARRAY_SIZE(en.st));
+		else
+			pr_warn("out of memory\n");
 		goto out;
 	}
 	fd = std ? 0 : open(path, O_RDONLY | O_CLOEXEC);

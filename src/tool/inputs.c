@@ -177,7 +177,6 @@ static char *out_target(const char *path)
 	return cur;
 }
 
-static char *out_target(const char *path);
 static int outputs_add(struct tool_outputs *os, const char *path, int (*fn)(FILE *f, void *ctx),
 		       void *ctx)
 {
