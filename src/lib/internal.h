@@ -4,6 +4,7 @@
 #define CACHEPIN_INTERNAL_H
 
 #include <errno.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cachepin/cachepin.h"
@@ -25,6 +26,12 @@ int cachepin_grow(void **arr, size_t *cap, size_t n, size_t esz);
 #define GROW(arr, cap, n) cachepin_grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
 
 char *cachepin_strdup(const char *s);
+
+/*
+ * Read N bytes of FD into BUF, as many reads as a pipe needs: the number
+ * read (fewer only at the end of the input), or -1 with errno set.
+ */
+ssize_t cachepin_read_full(int fd, void *buf, size_t n);
 
 /* qsort() that accepts an empty (possibly NULL) array. */
 static inline void sort_n(void *base, size_t n, size_t size,

@@ -29,24 +29,6 @@ struct sniff {
 	size_t len;
 };
 
-/* Read up to HEAD_MAX bytes: a pipe may give less than asked for. */
-static ssize_t read_head(int fd, char *buf)
-{
-	ssize_t n = 0, r;
-
-	while (n < HEAD_MAX) {
-		r = read(fd, buf + n, (size_t)(HEAD_MAX - n));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (!r)
-			break;
-		n += r;
-	}
-	return n;
-}
-
 /*
  * What PATH holds, by its first bytes.  A QEMU log that is not a regular
  * file (a pipe) keeps its descriptor and the bytes read in S, so that
@@ -70,7 +52,7 @@ static int sniff(const char *path, struct sniff *s)
 		return -errno;
 	}
 	memset(s->head, 0, sizeof(s->head));
-	n = read_head(fd, s->head);
+	n = cachepin_read_full(fd, s->head, HEAD_MAX);
 	if (n < 0) {
 		int err = errno;
 

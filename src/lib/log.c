@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Logging callback and small shared helpers of the library. */
 #include <stdio.h>
+#include <unistd.h>
 #include "internal.h"
 
 static int default_print(enum cachepin_print_level level, const char *fmt, va_list ap)
@@ -74,4 +75,22 @@ int cachepin_cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+ssize_t cachepin_read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
 }

@@ -252,25 +252,6 @@ static void engine_release(struct engine *en)
 	}
 }
 
-/* The first bytes of FD into HEAD (up to HEAD bytes): their number, or -errno. */
-static ssize_t read_head(int fd, char *head)
-{
-	size_t len = 0;
-
-	while (len < HEAD) {
-		ssize_t n = read(fd, head + len, HEAD - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	return (ssize_t)len;
-}
-
 static int run_qemu(struct engine *en, int fd, const char *path, const char *head, size_t len)
 {
 	struct cachepin_simulation *out = en->out;
@@ -320,10 +301,10 @@ int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts
 		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
 		goto out;
 	}
-	len = read_head(fd, head);
+	len = cachepin_read_full(fd, head, HEAD);
 	if (len < 0) {
-		err = (int)len;
-		pr_warn("cannot read '%s': %s\n", path, strerror(-err));
+		err = -errno;
+		pr_warn("cannot read '%s': %s\n", path, strerror(errno));
 		goto out;
 	}
 	if (!len) {
