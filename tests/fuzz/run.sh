@@ -2,8 +2,8 @@
 # make fuzz: every target in build/fuzz for FUZZ_SECONDS (default 60) on
 # its corpus (build/fuzz/corpus/NAME, seeded from tests/fuzz/seeds/NAME,
 # a perf.data from perf-synth, an ELF of the tests).  A summary line per
-# target; crashes, leaks and timeouts are written to build/fuzz/crash-NAME-*
-# and fail the run.  FUZZ_TARGETS picks targets (default all).
+# target (executions, CPU seconds, coverage); crashes, leaks and timeouts
+# are written to build/fuzz/crash-NAME-* and fail the run.  FUZZ_TARGETS picks targets (default all).
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 B=$top/build/fuzz
@@ -25,12 +25,14 @@ for t in $targets; do
 		[ -x "$top/build/tests/unit/cache" ] && cp -n "$top/build/tests/unit/cache" "$c/unit-cache.elf" 2>/dev/null || true ;;
 	esac
 	rm -f "$B/crash-$t-"*
-	"$bin" -max_total_time="$S" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
+	/usr/bin/time -f '%U %S' -o "$B/fuzz-$t.cpu" \
+		"$bin" -max_total_time="$S" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
 		-artifact_prefix="$B/crash-$t-" -print_final_stats=1 "$c" > "$B/fuzz-$t.log" 2>&1 || true
+	cpu=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%.0f", $1 + $2 }' "$B/fuzz-$t.cpu")
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/fuzz-$t.log" | tail -1)
 	cov=$(grep -o 'cov: [0-9]*' "$B/fuzz-$t.log" | tail -1 | sed 's/cov: //')
 	found=$(ls "$B/crash-$t-"* 2>/dev/null | wc -l)
-	echo "fuzz $t: ${runs:-0} runs in $S s, coverage ${cov:-?}, corpus $(ls "$c" | wc -l), findings $found"
+	echo "fuzz $t: ${runs:-0} runs in $S s (${cpu:-?} CPU s), coverage ${cov:-?}, corpus $(ls "$c" | wc -l), findings $found"
 	[ "$found" = 0 ] || { fail=1; ls "$B/crash-$t-"* >&2; grep -m3 'ERROR\|SUMMARY' "$B/fuzz-$t.log" >&2 || true; }
 done
 exit $fail
