@@ -3,12 +3,15 @@
 # its corpus (build/fuzz/corpus/NAME, seeded from tests/fuzz/seeds/NAME,
 # a perf.data from perf-synth, an ELF of the tests).  A summary line per
 # target (executions, CPU seconds, coverage); crashes, leaks and timeouts
-# are written to build/fuzz/crash-NAME-* and fail the run.  FUZZ_TARGETS picks targets (default all).
+# are written to build/fuzz/crash-NAME-* and fail the run.  FUZZ_TARGETS
+# picks targets (default all); FUZZ_SEED fixes libFuzzer's seed (CI does,
+# so that a CI failure replays).
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 B=$top/build/fuzz
 S=${FUZZ_SECONDS:-60}
 case $S in '' | *[!0-9]*) echo "fuzz: FUZZ_SECONDS='$S' is not a number" >&2; exit 2 ;; esac
+case ${FUZZ_SEED:-1} in *[!0-9]*) echo "fuzz: FUZZ_SEED='$FUZZ_SEED' is not a number" >&2; exit 2 ;; esac
 targets=${FUZZ_TARGETS:-$(cd "$top/tests/fuzz" && ls fuzz-*.c | sed 's/^fuzz-//; s/\.c$//')}
 fail=0
 for t in $targets; do
@@ -27,7 +30,7 @@ for t in $targets; do
 	rm -f "$B/crash-$t-"*
 	/usr/bin/time -f '%U %S' -o "$B/fuzz-$t.cpu" \
 		"$bin" -max_total_time="$S" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
-		-artifact_prefix="$B/crash-$t-" -print_final_stats=1 "$c" > "$B/fuzz-$t.log" 2>&1 || true
+		-artifact_prefix="$B/crash-$t-" -print_final_stats=1 ${FUZZ_SEED:+-seed=$FUZZ_SEED} "$c" > "$B/fuzz-$t.log" 2>&1 || true
 	cpu=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%.0f", $1 + $2 }' "$B/fuzz-$t.cpu")
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$B/fuzz-$t.log" | tail -1)
 	cov=$(grep -o 'cov: [0-9]*' "$B/fuzz-$t.log" | tail -1 | sed 's/cov: //')
