@@ -45,6 +45,19 @@ perf record -q -e cpu-clock,task-clock -F 4000 -g -o multi.data -- ./perfwork > 
 	{ cat perf.err >&2; fail "perf record with two events failed"; }
 check_same multi.data
 [ "$(meta_field multi.data samples)" = "$(wc -l < perf.ip)" ] || fail "two-event sample count"
+# JIT code: frames in anonymous executable memory have no file behind
+# them; perf prints their runtime address, and so does the reader (no
+# file offset, dso //anon)
+if [ "$(uname -m)" = x86_64 ]; then
+	gcc -O2 -fno-omit-frame-pointer -o jitwork "$srcdir/src/jitwork.c" || fail "cannot build jitwork"
+	perf record -q -e cpu-clock -F 4000 -g -o jit.data -- ./jitwork > /dev/null 2> perf.err ||
+		{ cat perf.err >&2; fail "perf record of jitwork failed"; }
+	check_same jit.data
+	"$TOOLS/perf-dump" -f jit.data > jit.frames
+	n=$(grep -c '^  7f[0-9a-f]* u //anon$' jit.frames || :)
+	[ "$n" -gt 100 ] || { head jit.frames >&2; fail "$n frames in jitwork's anonymous code, not > 100"; }
+fi
+
 # system-wide: a dummy:HG event carries the side-band records, per-CPU
 # ids pick the attr, synthesized maps and forks of every process
 perf record -q -a -e cpu-clock -F 1000 -g -o sys.data -- ./perfwork 30 > /dev/null 2> perf.err ||

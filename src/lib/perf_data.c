@@ -805,6 +805,19 @@ static int sample_frames(struct cachepin_perf *p, const struct perf_sample *s, s
 }
 
 /*
+ * Memory with no file behind it: JIT code ("//anon", which perf reads
+ * symbols for from /tmp/perf-PID.map), the stack, the heap, SysV and
+ * hugetlb memory.  perf maps such addresses to themselves, so its frames
+ * there are the runtime address; so are ours (no file offset).
+ */
+static bool map_is_anon(const char *name)
+{
+	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
+	       !strncmp(name, "/anon_hugepage", 14) || !strncmp(name, "[stack", 6) ||
+	       !strcmp(name, "[heap]") || !strncmp(name, "/SYSV", 5);
+}
+
+/*
  * The dso of each of the NF frames of sample S: kernel frames by the
  * kernel and module maps, user frames by the maps of the sample's
  * process at its time, which also give the file offset.
@@ -836,6 +849,8 @@ static void frames_resolve(struct cachepin_perf *p, const struct perf_sample *s,
 		m = proc_lookup(pr, f->ip, s->time);
 		if (m) {
 			f->dso = m->name;
+			if (map_is_anon(m->name))
+				continue;
 			f->file_off = f->ip - m->start + m->pgoff;
 			f->flags |= CACHEPIN_FRAME_HAS_FOFF;
 		}
