@@ -163,4 +163,10 @@ expect_fail "'prose.log':$n: not a line of a QEMU in_asm/exec log" $CACHEPIN pro
 m=$(awk -v n=$n 'NR > n && /^Trace / { print NR; exit }' x86.log)
 awk -v m=$m 'NR == m { sub(/\/[0-9a-f]+\//, "/00zz40/") } { print }' x86.log > badexec.log
 expect_fail "'badexec.log':$m: bad exec line" $CACHEPIN profile qtwork.x86 badexec.log
+# an in_asm block whose instructions span more than two 64 KiB pages
+printf '%s\n' '----------------' 'IN: spin_a' '0x00401130:  55        pushq    %rbp' \
+	'0x00421130:  c3        retq     ' '' \
+	'Trace 0: 0x7f0000000000 [00000000/00401130/00000000/00000000] spin_a' > wide.log
+expect_fail "'wide.log':4: block larger than 128 KiB (QEMU blocks span at most two pages)" \
+	$CACHEPIN profile qtwork.x86 wide.log
 exit 0

@@ -65,6 +65,8 @@
 enum insn_kind { K_NONE, K_CALL, K_CALL_DS, K_RET, K_RET_DS };
 enum insn_family { FAM_NONE, FAM_X86, FAM_ARM };
 
+#define QT_MAX_BLOCK (128u << 10)
+
 struct qt_insn {
 	uint64_t addr;
 	uint32_t len;		/* 0: no encoding printed */
@@ -460,8 +462,9 @@ static int qt_insn_line(struct cachepin_qtrace *t, const char *p, const char *e)
 	}
 	if (t->nr_ins && addr <= t->ins[t->nr_ins - 1].addr)
 		return qt_bad(t, "instruction address does not follow the previous one", NULL);
-	if (t->nr_ins && addr - t->ins[0].addr >= (1u << 24))
-		return qt_bad(t, "block larger than 16 MiB", NULL);
+	/* QEMU ends a block at the second guest page (64 KiB at most) */
+	if (t->nr_ins && addr - t->ins[0].addr >= QT_MAX_BLOCK)
+		return qt_bad(t, "block larger than 128 KiB (QEMU blocks span at most two pages)", NULL);
 	if (GROW(t->ins, t->cap_ins, t->nr_ins + 1))
 		return -ENOMEM;
 	in = &t->ins[t->nr_ins++];
