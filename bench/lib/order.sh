@@ -2,7 +2,10 @@
 
 # sections MAP: "name file section" for every function-bearing input section
 # of .text in a GNU ld map (.text.NAME sections, and the global symbols of
-# plain .text sections such as libc.a members)
+# plain .text sections such as libc.a members).  A function GCC split into
+# a hot and a cold part has .text.NAME (or .text.hot.NAME, .text.startup.NAME)
+# and .text.unlikely.NAME in one object; the cold part is NAME.cold, as GCC
+# names its symbol, so that an order of NAME places the hot part.
 sections() {
 	awk '
 	/^Linker script and memory map/ { go = 1; next }
@@ -12,13 +15,22 @@ sections() {
 	pend != "" && /^ +0x/ && NF >= 3 { sec = pend; file = $3; pend = ""; emit(); next }
 	/^ \./ || /^\./ { sec = ""; pend = ""; next }
 	sec != "" && /^ +0x[0-9a-f]+ +[^ ]+$/ && $2 !~ /^0x/ {
-		if (!((sec, file) in named)) print $2, file, sec
+		if (!((sec, file) in named)) line[n++] = $2 " " file " " sec
 		next
 	}
-	function emit() {
+	function emit(	f) {
 		if (sec ~ /^\.text\./ && sec !~ /^\.text\.(unlikely|hot|startup|exit)$/) {
-			n = sec; sub(/^\.text\.(unlikely\.|hot\.|startup\.)?/, "", n)
-			print n, file, sec; named[sec, file] = 1
+			f = sec; sub(/^\.text\.(unlikely\.|hot\.|startup\.)?/, "", f)
+			if (sec !~ /^\.text\.unlikely\./) body[f, file] = 1
+			line[n++] = f " " file " " sec; named[sec, file] = 1
+		}
+	}
+	END {
+		for (i = 0; i < n; i++) {
+			split(line[i], w, " ")
+			if (w[3] ~ /^\.text\.unlikely\./ && (w[1], w[2]) in body)
+				line[i] = w[1] ".cold " w[2] " " w[3]
+			print line[i]
 		}
 	}' "$1"
 }
