@@ -111,7 +111,8 @@ off=$(readelf -SW badranges | awk '$2 == ".debug_rnglists" { print $5; exit } $3
 printf '\305\003\000\232' | dd of=badranges bs=1 seek=$((0x$off)) conv=notrunc status=none
 $CACHEPIN score -l -c 4K:4:32 badranges good.prof > badranges.score 2> badranges.err ||
 	{ cat badranges.err >&2; fail "score -l of a corrupt .debug_rnglists failed"; }
-testrun_compare cat badranges.err <<'EOF'
+# (the share of the recording's samples in the kernel and the loader varies)
+testrun_compare grep -v "of the samples are outside 'badranges'" badranges.err <<'EOF'
 cachepin: 'badranges': bad DWARF: .debug_rnglists has a unit longer than the section at 0x0; no source lines
 EOF
 grep "misses LRU" badranges.score | cmp -s - plain.lru || fail "score -l of the corrupt ranges scored otherwise"

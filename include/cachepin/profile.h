@@ -13,6 +13,12 @@
 
 #define CACHEPIN_PROFILE_GRANULE 16	/* bytes; lines of 16 B and more derive from it */
 /*
+ * Code of other objects (shared libraries) is kept by page of this size:
+ * a file is mapped at a page boundary, so where its lines fall below the
+ * page size is known in every run; above it the load address decides.
+ */
+#define CACHEPIN_PROFILE_PAGE 4096
+/*
  * Time slices: a recording in time order (perf.data, perf script, a QEMU
  * log) is cut into at most this many consecutive stretches of equal
  * sample counts, and every granule keeps its weight per stretch, so that
@@ -37,6 +43,21 @@ struct cachepin_pfunc {
 	struct cachepin_pgran *grans;	/* sorted by off; empty = uniform over the function */
 	size_t nr_grans;
 	size_t cap_grans;
+};
+
+/*
+ * Another object that samples hit: a shared library, the vdso, the kernel
+ * for a program's profile, a module for a kernel's.  A shared library's
+ * hot code is also in the functions "[NAME+0xPAGE]" (one per hot page of
+ * the file, PAGE its file offset), which cachepin_profile__load() adds to
+ * the binary as fixed occupants of their cache sets.
+ */
+struct cachepin_pobject {
+	char *name;		/* base name of its file, or "[vdso]", "[kernel.kallsyms]", ... */
+	uint64_t samples;	/* samples whose innermost frame is there */
+	double weight;		/* their weight */
+	uint64_t base;		/* runtime address of its file offset 0, if has_base */
+	bool has_base;
 };
 
 enum cachepin_pedge_flags {
@@ -65,6 +86,8 @@ struct cachepin_profile {
 	size_t nr_funcs, cap_funcs;
 	struct cachepin_pedge *edges;	/* sorted by caller, callee, callsite */
 	size_t nr_edges, cap_edges;
+	struct cachepin_pobject *objects;	/* by weight, heaviest first, then name */
+	size_t nr_objects;
 	void *priv;
 };
 
@@ -168,13 +191,16 @@ struct cachepin_load {
 /*
  * Load PATH, whatever it holds (by its first bytes; a pipe keeps them),
  * as a profile of BIN (OPTS may be NULL), add the objects' static call
- * graph and match every function against BIN.  Warns about what the
- * input lost (samples, build-id, unmatched functions).  Returns 0 and
+ * graph and match every function against BIN.  The hot pages of shared
+ * libraries the samples hit are added to BIN as fixed synthetic functions
+ * (see struct cachepin_pobject; the indices of BIN's functions and units
+ * stay).  Says what share of the samples other objects took, and warns
+ * about what the input lost (samples, build-id, unmatched functions).  Returns 0 and
  * fills L (release with cachepin_load__release()), or a negative errno
  * after logging, also when no sample or function matched BIN (-ENOENT).
  */
 int cachepin_profile__load(struct cachepin_load *l, const char *path,
-			   const struct cachepin_binary *bin, const struct cachepin_load_opts *opts);
+			   struct cachepin_binary *bin, const struct cachepin_load_opts *opts);
 void cachepin_load__release(struct cachepin_load *l);
 
 #endif

@@ -75,6 +75,19 @@ struct cachepin_synth {
 int cachepin_binary_set_synthetic(struct cachepin_binary *bin, const struct cachepin_synth *syn,
 				  size_t n, const char *why);
 
+/*
+ * Append SYN[0..N) to BIN as synthetic functions with fixed units of their
+ * own (fixed for WHY, a string that outlives BIN): SYN sorted by address,
+ * every one at or past cachepin_binary_end(BIN).  The indices of the
+ * functions and units before them do not change.  Returns 0 or -ENOMEM
+ * (BIN may then hold some of them, its name index incomplete).
+ */
+int cachepin_binary_add_occupants(struct cachepin_binary *bin, const struct cachepin_synth *syn,
+				  size_t n, const char *why);
+
+/* The end of the highest section, function or unit of BIN. */
+uint64_t cachepin_binary_end(const struct cachepin_binary *bin);
+
 /* ---- ebase.c ---- */
 
 /*

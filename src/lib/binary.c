@@ -487,6 +487,68 @@ static int func_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+int cachepin_binary_add_occupants(struct cachepin_binary *bin, const struct cachepin_synth *syn,
+				  size_t n, const char *why)
+{
+	struct cachepin_func *funcs;
+	struct cachepin_unit *units;
+	size_t i, k;
+
+	if (!n)
+		return 0;
+	funcs = realloc(bin->funcs, (bin->nr_funcs + n) * sizeof(*funcs));
+	if (!funcs)
+		return -ENOMEM;
+	bin->funcs = funcs;
+	units = realloc(bin->units, (bin->nr_units + n) * sizeof(*units));
+	if (!units)
+		return -ENOMEM;
+	bin->units = units;
+	for (i = 0; i < n; i++) {
+		char *fname = strdup(syn[i].name), *uname = strdup(syn[i].name);
+
+		if (!fname || !uname) {
+			free(fname);
+			free(uname);
+			for (k = 0; k < i; k++) {
+				free(bin->funcs[bin->nr_funcs - 1 - k].name);
+				free(bin->units[bin->nr_units - 1 - k].section);
+			}
+			bin->nr_funcs -= i;
+			bin->nr_units -= i;
+			return -ENOMEM;
+		}
+		funcs[bin->nr_funcs++] = (struct cachepin_func){
+			.name = fname, .addr = syn[i].addr, .size = syn[i].size,
+			.sec = -1, .unit = -1, .flags = CACHEPIN_FUNC_SYNTHETIC,
+		};
+		units[bin->nr_units++] = (struct cachepin_unit){
+			.section = uname, .addr = syn[i].addr, .size = syn[i].size,
+			.outsec = -1, .flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED,
+			.fixed_why = why,
+		};
+	}
+	units_link(bin);
+	return names_build(bin);
+}
+
+uint64_t cachepin_binary_end(const struct cachepin_binary *bin)
+{
+	uint64_t end = 0;
+	size_t i;
+
+	for (i = 0; i < bin->nr_secs; i++)
+		if (bin->secs[i].addr + bin->secs[i].size > end)
+			end = bin->secs[i].addr + bin->secs[i].size;
+	for (i = 0; i < bin->nr_funcs; i++)
+		if (bin->funcs[i].addr + bin->funcs[i].size > end)
+			end = bin->funcs[i].addr + bin->funcs[i].size;
+	for (i = 0; i < bin->nr_units; i++)
+		if (bin->units[i].addr + bin->units[i].size > end)
+			end = bin->units[i].addr + bin->units[i].size;
+	return end;
+}
+
 int cachepin_binary_set_synthetic(struct cachepin_binary *bin, const struct cachepin_synth *syn,
 				  size_t n, const char *why)
 {

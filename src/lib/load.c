@@ -17,6 +17,7 @@
 #include "cachepin/profile.h"
 #include "cachepin/qemu.h"
 #include "cachepin/textin.h"
+#include "profile-int.h"
 #include "internal.h"
 #include "perf-format.h"
 
@@ -304,20 +305,40 @@ static int match(struct cachepin_load *l, const struct cachepin_binary *bin)
 	return 0;
 }
 
+/* The shared libraries' hot pages of P as fixed occupants of BIN. */
+static int add_occupants(const struct cachepin_profile *p, struct cachepin_binary *bin)
+{
+	size_t n;
+	int err = cachepin_occupants__add(bin, p, &n);
+
+	if (err) {
+		pr_warn("out of memory\n");
+		errno = -err;
+		return err;
+	}
+	if (n)
+		pr_info("'%s': %zu pages of shared libraries added as fixed occupants\n", bin->path, n);
+	return 0;
+}
+
 /* A cachepin profile read back: it must name functions of BIN. */
 static struct cachepin_profile *load_profile(struct cachepin_load *l,
-					     const struct cachepin_binary *bin, const char *path)
+					     struct cachepin_binary *bin, const char *path)
 {
 	const struct cachepin_profile *p;
-	size_t i, shown = 0, unmatched, len = 0;
+	size_t i, shown = 0, unmatched, len = 0, own = 0;
 	char *names = NULL;
 	FILE *f;
 
 	l->profile = cachepin_profile__read(path);
-	if (!l->profile || match(l, bin))
+	if (!l->profile || add_occupants(l->profile, bin) || match(l, bin))
 		return NULL;
 	p = l->profile;
-	if (!l->nr_matched || l->unmatched_weight >= l->weight) {
+	/* the libraries' pages match any binary: the program's own code must */
+	for (i = 0; i < p->nr_funcs; i++)
+		if (l->map[i] >= 0 && !cachepin_occupants__is_page(p, p->funcs[i].name))
+			own++;
+	if (!own || l->unmatched_weight >= l->weight) {
 		pr_warn("'%s': none of its %zu hot functions is in '%s' (%zu functions matched, 0 %% of the weight)\n",
 			path, p->nr_funcs, bin->path, l->nr_matched);
 		pr_warn("hint: the profile was made for '%s'; pass that binary or one built from the same source\n",
@@ -363,7 +384,7 @@ static int add_objects(struct cachepin_profile *p, const struct cachepin_binary 
 }
 
 int cachepin_profile__load(struct cachepin_load *l, const char *path,
-			   const struct cachepin_binary *bin, const struct cachepin_load_opts *opts)
+			   struct cachepin_binary *bin, const struct cachepin_load_opts *opts)
 {
 	static const struct cachepin_load_opts none;
 	const struct cachepin_load_opts *o = opts ? opts : &none;
@@ -382,9 +403,10 @@ int cachepin_profile__load(struct cachepin_load *l, const char *path,
 		l->profile = load_samples(bin, path, o, &s);
 		if (s.fd >= 0)
 			close(s.fd);
-		if (!l->profile)
+		if (!l->profile || add_occupants(l->profile, bin))
 			goto fail;
 	}
+	cachepin_occupants__report(l->profile, path, bin);
 	/* static edges add no function: a profile read back is matched already */
 	err = add_objects(l->profile, bin, o);
 	if (err || (!l->map && match(l, bin)))

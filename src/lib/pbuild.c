@@ -4,7 +4,9 @@
  * its position-independent profile (function name + object, weights per
  * offset granule, caller->callee edges).
  */
+#include <ctype.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <uthash.h>
 #include "cachepin/profile.h"
@@ -32,6 +34,28 @@ struct pb_func {
 #define PB_DEPTH 64	/* stack depths with a lookup cache */
 #define PB_ACACHE 4096	/* addresses with their function, direct mapped */
 #define PB_VPAGES 8	/* candidate exception bases tallied */
+
+/*
+ * Code of another object (a shared library, the vdso, the kernel when the
+ * binary is a program) that samples hit: counted, and for a file whose
+ * offsets the frames give, its hot pages kept as the page's granules.
+ */
+struct pb_object {
+	char *name;			/* base name of the dso */
+	uint64_t samples, base;		/* base: runtime address of file offset 0 */
+	double weight;
+	bool has_base, pages;		/* pages: offsets known, occupant pages kept */
+	UT_hash_handle hh;
+};
+
+struct pb_page {
+	struct {
+		const struct pb_object *obj;
+		uint64_t off;		/* file offset of the page */
+	} key;
+	struct pb_func f;
+	UT_hash_handle hh;
+};
 
 struct pb_acache {
 	uint64_t addr;		/* UINT64_MAX: empty */
@@ -67,6 +91,9 @@ struct cachepin_pbuild {
 	uint64_t slot_len;
 	uint32_t slot;
 	struct edge_ent *edges;
+	struct pb_object *objects;	/* by name */
+	struct pb_page *pages;		/* by object and page */
+	struct pb_object *last_obj;	/* of the last other-object leaf */
 	uint64_t nr_samples, nr_matched, serial;
 	double period_sum, matched_weight;
 	char *event;
@@ -272,11 +299,10 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	return f - bin->funcs;
 }
 
-static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool has_off,
-			 double w)
+/* Weight W at OFF (if HAS_OFF) into F, of SIZE bytes. */
+static int pb_add_gran(struct cachepin_pbuild *pb, struct pb_func *f, uint64_t size, uint64_t off,
+		       bool has_off, double w)
 {
-	const struct cachepin_func *bf = &pb->bin->funcs[fi];
-	struct pb_func *f = &pb->f[fi];
 	uint64_t g;
 
 	f->weight += w;
@@ -286,7 +312,7 @@ static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool
 		return 0;
 	}
 	if (!f->gran) {
-		uint64_t n = (bf->size + CACHEPIN_PROFILE_GRANULE - 1) / CACHEPIN_PROFILE_GRANULE;
+		uint64_t n = (size + CACHEPIN_PROFILE_GRANULE - 1) / CACHEPIN_PROFILE_GRANULE;
 
 		if (n == 0)
 			n = 1;
@@ -309,22 +335,36 @@ static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool
 	return 0;
 }
 
-/* Neighbouring time slots merged: half as many, twice as long. */
-static void pb_merge_slots(struct cachepin_pbuild *pb)
+static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool has_off,
+			 double w)
 {
-	size_t i, g;
+	return pb_add_gran(pb, &pb->f[fi], pb->bin->funcs[fi].size, off, has_off, w);
+}
+
+/* Neighbouring time slots merged: half as many, twice as long. */
+static void pb_merge_func(struct pb_func *f)
+{
+	double *sg = f->sgran;
+	size_t g;
 	uint32_t k;
 
-	for (i = 0; i < pb->bin->nr_funcs; i++) {
-		double *sg = pb->f[i].sgran;
-
-		for (g = 0; sg && g < pb->f[i].ngran; g++, sg += CACHEPIN_PROFILE_SLICES) {
-			for (k = 0; k < CACHEPIN_PROFILE_SLICES / 2; k++)
-				sg[k] = sg[2 * k] + sg[2 * k + 1];
-			for (; k < CACHEPIN_PROFILE_SLICES; k++)
-				sg[k] = 0;
-		}
+	for (g = 0; sg && g < f->ngran; g++, sg += CACHEPIN_PROFILE_SLICES) {
+		for (k = 0; k < CACHEPIN_PROFILE_SLICES / 2; k++)
+			sg[k] = sg[2 * k] + sg[2 * k + 1];
+		for (; k < CACHEPIN_PROFILE_SLICES; k++)
+			sg[k] = 0;
 	}
+}
+
+static void pb_merge_slots(struct cachepin_pbuild *pb)
+{
+	struct pb_page *pg;
+	size_t i;
+
+	for (i = 0; i < pb->bin->nr_funcs; i++)
+		pb_merge_func(&pb->f[i]);
+	for (pg = pb->pages; pg; pg = pg->hh.next)
+		pb_merge_func(&pg->f);
 	pb->slot_len *= 2;
 }
 
@@ -395,6 +435,83 @@ static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample
 	return 0;
 }
 
+/*
+ * The object a leaf that matched no function of the binary is in, or NULL
+ * if the frame does not say (a hot list's names, an unknown dso).
+ */
+static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct cachepin_frame *fr)
+{
+	const char *name;
+	struct pb_object *o;
+	size_t i, len;
+
+	if (!fr->dso || !*fr->dso || !strcmp(fr->dso, "[unknown]"))
+		return NULL;
+	name = fr->dso[0] == '[' ? fr->dso : cachepin_base_name(fr->dso);
+	if (pb->last_obj && !strcmp(pb->last_obj->name, name))
+		return pb->last_obj;
+	HASH_FIND_STR(pb->objects, name, o);
+	if (!o) {
+		if (!(o = calloc(1, sizeof(*o))) || !(o->name = strdup(name))) {
+			free(o);
+			pb->err = -ENOMEM;
+			return NULL;
+		}
+		/* the profile's fields are split at whitespace */
+		for (len = strlen(o->name), i = 0; i < len; i++)
+			if (isspace((unsigned char)o->name[i]) || !isprint((unsigned char)o->name[i]))
+				o->name[i] = '_';
+		HASH_ADD_KEYPTR(hh, pb->objects, o->name, len, o);
+	}
+	pb->last_obj = o;
+	return o;
+}
+
+/*
+ * A leaf in another object: counted there; a file's page offset is known
+ * where the frame gives the file offset (perf.data) or an address in the
+ * file (perf script's dso-relative ip), since a file is mapped at a page
+ * boundary: the line's cache set below the page size is the same in every
+ * run.  Its granule goes to the page's pseudo-function.
+ */
+static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, double w)
+{
+	struct pb_object *o = pb_object_of(pb, fr);
+	struct pb_page *pg, key_pg;
+	uint64_t off;
+
+	if (!o)
+		return pb->err;
+	o->samples++;
+	o->weight += w;
+	if ((fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '[')
+		return 0;
+	if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
+		off = fr->file_off;
+		if (!o->has_base && (fr->flags & CACHEPIN_FRAME_HAS_IP) && fr->ip >= off) {
+			o->base = fr->ip - off;
+			o->has_base = true;
+		}
+	} else if ((fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_IP)) ==
+		   (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_IP)) {
+		off = fr->ip;
+	} else {
+		return 0;
+	}
+	o->pages = true;
+	memset(&key_pg.key, 0, sizeof(key_pg.key));
+	key_pg.key.obj = o;
+	key_pg.key.off = off & ~(uint64_t)(CACHEPIN_PROFILE_PAGE - 1);
+	HASH_FIND(hh, pb->pages, &key_pg.key, sizeof(key_pg.key), pg);
+	if (!pg) {
+		if (!(pg = calloc(1, sizeof(*pg))))
+			return pb->err = -ENOMEM;
+		pg->key = key_pg.key;
+		HASH_ADD(hh, pb->pages, key, sizeof(pg->key), pg);
+	}
+	return pb_add_gran(pb, &pg->f, CACHEPIN_PROFILE_PAGE, off & (CACHEPIN_PROFILE_PAGE - 1), true, w);
+}
+
 int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
 {
 	static const uint32_t zero;
@@ -427,6 +544,8 @@ int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
 		fi = pb_resolve(pb, &leaf, 0, &off, &has_off);
 		if (fi < 0) {
 			pb_note_vector(pb, &leaf);
+			if (pb_add_other(pb, &leaf, w))
+				return pb->err;
 			continue;
 		}
 		pb->nr_matched++;
@@ -449,6 +568,84 @@ static const char *func_object(const struct cachepin_binary *bin, const struct c
 	const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
 
 	return u ? u->object : NULL;
+}
+
+static int cmp_pobject(const void *a, const void *b)
+{
+	const struct cachepin_pobject *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * The other objects into P, and a program's libraries' hot pages as the
+ * functions "[NAME+0xPAGE]" (their names hold no whitespace).
+ */
+static int pb_finish_objects(struct cachepin_pbuild *pb, struct cachepin_profile *p)
+{
+	struct pb_object *o;
+	struct pb_page *pg;
+	size_t n = HASH_COUNT(pb->objects);
+
+	if (!n)
+		return 0;
+	if (!(p->objects = calloc(n, sizeof(*p->objects))))
+		return -ENOMEM;
+	for (o = pb->objects; o; o = o->hh.next) {
+		struct cachepin_pobject *po = &p->objects[p->nr_objects];
+
+		if (!(po->name = strdup(o->name)))
+			return -ENOMEM;
+		p->nr_objects++;
+		po->samples = o->samples;
+		po->weight = o->weight;
+		po->base = o->base;
+		po->has_base = o->has_base;
+	}
+	qsort(p->objects, p->nr_objects, sizeof(*p->objects), cmp_pobject);
+	if (!(pb->flags & CACHEPIN_PBUILD_USER))
+		return 0;	/* a kernel's other code: user space, modules; counted only */
+	for (pg = pb->pages; pg; pg = pg->hh.next) {
+		const struct pb_func *f = &pg->f;
+		struct cachepin_pfunc *pf;
+		char name[PATH_MAX + 32];
+		uint32_t g;
+
+		snprintf(name, sizeof(name), "[%s+0x%" PRIx64 "]", pg->key.obj->name, pg->key.off);
+		if (!(pf = cachepin_profile_add_func(p, name, NULL)))
+			return -ENOMEM;
+		pf->weight = f->weight;
+		pf->samples = f->samples;
+		pf->incl = f->weight;
+		pf->size = CACHEPIN_PROFILE_PAGE;
+		for (g = 0; g < f->ngran; g++)
+			if (f->gran[g] > 0 &&
+			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g],
+						    f->sgran ? &f->sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
+						    p->nr_slices))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static void pb_free_objects(struct cachepin_pbuild *pb)
+{
+	struct pb_object *o, *otmp;
+	struct pb_page *pg, *ptmp;
+
+	HASH_ITER(hh, pb->pages, pg, ptmp) {
+		HASH_DEL(pb->pages, pg);
+		free(pg->f.gran);
+		free(pg->f.sgran);
+		free(pg);
+	}
+	HASH_ITER(hh, pb->objects, o, otmp) {
+		HASH_DEL(pb->objects, o);
+		free(o->name);
+		free(o);
+	}
 }
 
 struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
@@ -515,7 +712,7 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 					      e->callsite, e->weight, e->flags))
 			goto fail;
 	}
-	if (cachepin_profile_sort(p))
+	if (pb_finish_objects(pb, p) || cachepin_profile_sort(p))
 		goto fail;
 	done = true;
 fail:
@@ -532,6 +729,7 @@ fail:
 		HASH_DEL(pb->edges, e);
 		free(e);
 	}
+	pb_free_objects(pb);
 	free(pb->f);
 	free(pb->event);
 	free(pb);

@@ -34,4 +34,22 @@ int cachepin_profile_add_edge(struct cachepin_profile *p, uint32_t caller, uint3
  */
 int cachepin_profile_sort(struct cachepin_profile *p);
 
+/* ---- occupant.c: code outside the binary ---- */
+
+/*
+ * Add the shared libraries' hot pages of P ("[NAME+0xPAGE]" functions of
+ * its objects) that BIN lacks to BIN as fixed synthetic functions; the
+ * indices of BIN's functions and units do not change.  *NR_ADDED gets
+ * how many.  Returns 0 or -ENOMEM.
+ */
+int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_profile *p,
+			    size_t *nr_added);
+
+/* Whether NAME is a page of a shared library of P ("[NAME+0xPAGE]" of an 'o' line). */
+bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name);
+
+/* Say what share of P's samples (read from PATH) other objects took, and what is held fixed. */
+void cachepin_occupants__report(const struct cachepin_profile *p, const char *path,
+				const struct cachepin_binary *bin);
+
 #endif

@@ -39,6 +39,16 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	fputc('\n', f);
 	if (p->nr_slices)
 		fprintf(f, "slices %u\n", p->nr_slices);
+	for (i = 0; i < p->nr_objects; i++) {
+		const struct cachepin_pobject *o = &p->objects[i];
+
+		fprintf(f, "o %s %" PRIu64 " ", o->name, o->samples);
+		put_num(f, o->weight);
+		if (o->has_base)
+			fprintf(f, " 0x%" PRIx64 "\n", o->base);
+		else
+			fprintf(f, " -\n");
+	}
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *pf = &p->funcs[i];
 
@@ -194,6 +204,38 @@ static int read_header(struct reader *r, char **fv, int nf)
 	return bad_line(r, "unknown line");
 }
 
+/* o NAME SAMPLES WEIGHT BASE: code of another object the samples hit */
+static int read_object(struct reader *r, char **fv, int nf)
+{
+	struct cachepin_profile *p = r->p;
+	struct cachepin_pobject *o, *all;
+	size_t i;
+
+	if (nf != 5)
+		return bad_line(r, "'o' needs name, samples, weight, base");
+	if (p->nr_funcs)
+		return bad_line(r, "'o' after the first 'f' line");
+	for (i = 0; i < p->nr_objects; i++)
+		if (!strcmp(p->objects[i].name, fv[1]))
+			return bad_line(r, "a second 'o' line for this object");
+	all = realloc(p->objects, (p->nr_objects + 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	p->objects = all;
+	o = &all[p->nr_objects];
+	memset(o, 0, sizeof(*o));
+	if (!(o->name = strdup(fv[1])))
+		return -ENOMEM;
+	p->nr_objects++;
+	o->has_base = strcmp(fv[4], "-") != 0;
+	if (parse_u64(fv[2], &o->samples) || parse_num(fv[3], &o->weight) || o->weight < 0 ||
+	    (o->has_base && parse_u64(fv[4], &o->base)))
+		return bad_line(r, "bad number in 'o' line");
+	if (o->samples > p->nr_samples)
+		return bad_line(r, "'o' has more samples than the profile");
+	return 0;
+}
+
 /* Index the last function added, for the 'e' lines. */
 static int index_func(struct reader *r)
 {
@@ -321,6 +363,8 @@ static int read_line(struct reader *r, char *line)
 		return read_gran(r, fv, nf);
 	if (!strcmp(fv[0], "e"))
 		return read_edge(r, fv, nf);
+	if (!strcmp(fv[0], "o"))
+		return read_object(r, fv, nf);
 	return read_header(r, fv, nf);
 }
 

@@ -137,6 +137,9 @@ void cachepin_profile__free(struct cachepin_profile *p)
 	}
 	free(p->funcs);
 	free(p->edges);
+	for (i = 0; i < p->nr_objects; i++)
+		free(p->objects[i].name);
+	free(p->objects);
 	free(p->event);
 	free(p->build_id);
 	free(p->binary);
@@ -202,6 +205,10 @@ uint64_t cachepin_profile__digest(const struct cachepin_profile *p)
 	uint64_t h = FNV1A_INIT;
 	size_t i, j;
 
+	for (i = 0; i < p->nr_objects; i++) {
+		h = cachepin_fnv1a(h, p->objects[i].name, strlen(p->objects[i].name) + 1);
+		h = cachepin_fnv1a(h, &p->objects[i].weight, sizeof(p->objects[i].weight));
+	}
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *f = &p->funcs[i];
 

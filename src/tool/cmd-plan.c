@@ -250,7 +250,7 @@ static void two_folds(struct cachepin_plan_opts *po, const struct cachepin_model
  * gets it).  HALF[0] is the full model; HALF[1] and HALF[2] get the
  * others (the caller frees them).  0, or 1 after the message.
  */
-static int plan_folds(struct plan_args *a, const struct cachepin_binary *bin,
+static int plan_folds(struct plan_args *a, struct cachepin_binary *bin,
 		      const struct cachepin_load *load, struct cachepin_load *hload,
 		      struct cachepin_model **half)
 {

@@ -130,7 +130,7 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
 	return bin;
 }
 
-int tool_load_profile(struct tool_inputs *in, const struct cachepin_binary *bin, const char *path,
+int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const char *path,
 		      struct cachepin_load *l)
 {
 	struct cachepin_load_opts o = {

@@ -88,7 +88,7 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
  * Load the profile in PATH (any input) for BIN with the options of IN
  * into L: 0, or 1 after the library printed why.
  */
-int tool_load_profile(struct tool_inputs *in, const struct cachepin_binary *bin, const char *path,
+int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const char *path,
 		      struct cachepin_load *l);
 
 /* Write atomically: the callback writes to a temporary file renamed on success. */

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Code outside the binary: what share of the samples other objects took,
+ * and a program's shared libraries' hot code as fixed occupants of their
+ * cache sets.
+ *
+ * A library is mapped at a page boundary, so a line's set is the same in
+ * every run below the page size (CACHEPIN_PROFILE_PAGE); the bits above
+ * it come from the load address, which the loader (and ASLR) chooses per
+ * run, as a kernel module's do.  The profile keeps each hot page of a
+ * library as the function "[NAME+0xPAGE]"; here each becomes a synthetic
+ * function of the binary at an address that is, modulo 16 MiB, where the
+ * recording had it (its file offset when the recording gave no address),
+ * in a stretch of the address space of its own past the binary's end.  So
+ * the model and the planner count its lines in their sets, and no plan
+ * moves them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include "cachepin/profile.h"
+#include "internal.h"
+#include "binary-int.h"
+#include "profile-int.h"
+
+#define REGION (1ULL << 24)	/* every L1 way span is far smaller */
+
+static const char OCC_WHY[] = "code of a shared library: its sets are where the loader maps it";
+
+/* The object of a page function "[NAME+0xPAGE]" of P, and the page. */
+static const struct cachepin_pobject *page_of(const struct cachepin_profile *p, const char *fn,
+					      uint64_t *page)
+{
+	const char *plus = strrchr(fn, '+');
+	size_t i, len;
+	char *end;
+
+	if (fn[0] != '[' || !plus || plus[1] != '0' || plus[2] != 'x')
+		return NULL;
+	errno = 0;
+	*page = strtoull(plus + 3, &end, 16);
+	if (errno || end == plus + 3 || strcmp(end, "]") || *page % CACHEPIN_PROFILE_PAGE)
+		return NULL;
+	len = (size_t)(plus - fn - 1);
+	for (i = 0; i < p->nr_objects; i++)
+		if (strlen(p->objects[i].name) == len && !memcmp(p->objects[i].name, fn + 1, len))
+			return &p->objects[i];
+	return NULL;
+}
+
+bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name)
+{
+	uint64_t page;
+
+	return page_of(p, name, &page) != NULL;
+}
+
+static int cmp_synth(const void *a, const void *b)
+{
+	const struct cachepin_synth *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_profile *p,
+			    size_t *nr_added)
+{
+	struct cachepin_synth *syn;
+	uint64_t region, page;
+	size_t n = 0, i, k;
+	int err;
+
+	*nr_added = 0;
+	if (!p->nr_objects)
+		return 0;
+	syn = calloc(p->nr_funcs + 1, sizeof(*syn));
+	if (!syn)
+		return -ENOMEM;
+	region = (cachepin_binary_end(bin) + REGION - 1) & ~(REGION - 1);
+	for (k = 0; k < p->nr_objects; k++) {
+		const struct cachepin_pobject *o = &p->objects[k];
+		size_t first = n;
+
+		for (i = 0; i < p->nr_funcs; i++) {
+			const struct cachepin_pfunc *pf = &p->funcs[i];
+
+			if (page_of(p, pf->name, &page) != o ||
+			    cachepin_binary__lookup(bin, pf->name, NULL, NULL))
+				continue;
+			syn[n].name = pf->name;
+			syn[n].addr = region + ((o->base + page) & (REGION - 1));
+			syn[n].size = CACHEPIN_PROFILE_PAGE;
+			n++;
+		}
+		if (n > first)
+			region += 2 * REGION;	/* a page may sit at the stretch's end */
+	}
+	qsort(syn, n, sizeof(*syn), cmp_synth);
+	err = cachepin_binary_add_occupants(bin, syn, n, OCC_WHY);
+	free(syn);
+	if (!err)
+		*nr_added = n;
+	return err;
+}
+
+void cachepin_occupants__report(const struct cachepin_profile *p, const char *path,
+				const struct cachepin_binary *bin)
+{
+	double other = 0, libs = 0, all = (double)p->nr_samples;
+	size_t i, pages = 0, len = 0;
+	bool nobase = false;
+	char *names = NULL;
+	enum cachepin_print_level lvl;
+	FILE *f;
+
+	if (!p->nr_objects || !p->nr_samples)
+		return;
+	for (i = 0; i < p->nr_objects; i++) {
+		other += (double)p->objects[i].samples;
+		if (p->objects[i].name[0] != '[')
+			libs += (double)p->objects[i].samples;
+	}
+	f = open_memstream(&names, &len);
+	if (!f)
+		return;
+	for (i = 0; i < p->nr_objects && i < 6; i++)
+		fprintf(f, "%s%s %.1f %%", i ? ", " : "", p->objects[i].name,
+			100.0 * (double)p->objects[i].samples / all);
+	if (p->nr_objects > 6)
+		fprintf(f, ", %zu more", p->nr_objects - 6);
+	fclose(f);
+	/* a few samples in the kernel or the loader are no news */
+	lvl = other >= all / 100 ? CACHEPIN_WARN : CACHEPIN_INFO;
+	cachepin_pr(lvl, "'%s': %.1f %% of the samples are outside '%s': %s\n", path,
+		    100.0 * other / all, cachepin_base_name(bin->path), names ? names : "");
+	free(names);
+	for (i = 0; i < p->nr_funcs; i++) {
+		const struct cachepin_pobject *o;
+		uint64_t page;
+
+		if (!(o = page_of(p, p->funcs[i].name, &page)))
+			continue;
+		pages++;
+		nobase |= !o->has_base;
+	}
+	if (!pages)
+		return;
+	lvl = libs >= all / 100 ? CACHEPIN_WARN : CACHEPIN_INFO;
+	cachepin_pr(lvl, "'%s': %zu hot pages of shared libraries are fixed occupants of their sets "
+		    "(above %u bytes %s)\n", path, pages, CACHEPIN_PROFILE_PAGE,
+		    nobase ? "their sets are not known: taken as if loaded at 0" :
+		    "as loaded in this recording; another run may load them elsewhere");
+	cachepin_pr(lvl, "hint: a shared library's code cannot move; link the program statically "
+		    "(-static) for the plan to place it\n");
+}
