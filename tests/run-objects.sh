@@ -34,6 +34,13 @@ check_arch() {
 	awk '$1 == "edge" { print $2, $4, $5 }' objs.txt > calls.txt
 	diff -u ../calls.expect calls.txt || fail "$dir: call graph differs from the source"
 	grep -q '^edge main multi.o hot_a 2 call$' objs.txt || fail "$dir: main -> hot_a"
+	# every code section with its sh_addralign, as readelf gives them
+	for f in multi.o multi2.o; do
+		${P}readelf -SW $f | sed 's/^ *\[ *[0-9]*\] *//' |
+			awk -v f=$f '$1 ~ /^[.]/ && $7 ~ /X/ && $5 != "000000" { print "sec", f, $1, $NF }'
+	done | sort > secs.expect
+	grep '^sec ' objs.txt | sort | diff -u secs.expect - || fail "$dir: code sections or alignments differ from readelf"
+	[ $(wc -l < secs.expect) -ge 8 ] || fail "$dir: too few code sections"
 
 	# per caller section: as many call/jump relocations as objdump shows
 	${P}objdump -dr multi.o multi2.o | awk '

@@ -26,6 +26,8 @@ enum cachepin_unit_flags {
 	CACHEPIN_UNIT_FROM_MAP	= (1 << 3),	/* described by the link map */
 	CACHEPIN_UNIT_SYNTHETIC	= (1 << 4),	/* holds a synthetic function; always fixed, never
 						 * in a linker script; survives a link map */
+	CACHEPIN_UNIT_ALIGN_GUESS = (1 << 5),	/* align is the map's guess (the lowest set bit of
+						 * its address, at most 64), not the object's */
 };
 
 struct cachepin_section {		/* an output (ELF) section */
@@ -111,6 +113,20 @@ struct cachepin_binary *cachepin_binary__open_symmap(const char *path);
  * or a negative errno after logging.
  */
 int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path);
+
+struct cachepin_objects;
+
+/*
+ * The real alignment of the units the map guessed it for: their input
+ * section's sh_addralign in OBJS (cachepin_objects__load() of the
+ * objects of the link), found by object and section as the map names
+ * them.  A unit whose section OBJS lacks, has several of with other
+ * alignments, or has at an alignment its address in the link does not
+ * keep (an object rebuilt since) keeps the guess.  Returns how many
+ * units took the objects' alignment.
+ */
+size_t cachepin_binary__set_aligns(struct cachepin_binary *bin,
+				   const struct cachepin_objects *objs);
 
 /*
  * The exception base of a 32-bit MIPS kernel on cores before MIPS32 R2.

@@ -175,6 +175,7 @@ struct cachepin_load_opts {
 	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
 	const char *const *objects;	/* objects and archives: static call graph */
 	size_t nr_objects;
+	const struct cachepin_objects *objs;	/* those objects loaded already, or NULL */
 };
 
 /* A profile loaded and matched against a binary. */

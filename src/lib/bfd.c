@@ -15,6 +15,10 @@
  * The caller is the function symbol at or below the relocation's offset;
  * the callee the symbol, or for a section symbol the function at the
  * target offset (addend, or the in-place field for ARM/MIPS REL).
+ *
+ * Every code section is also kept with its alignment (libbfd's
+ * alignment power, sh_addralign), named by object and section as the
+ * link map names the input section, for the units the map describes.
  */
 #define PACKAGE "cachepin"
 #define PACKAGE_VERSION CACHEPIN_VERSION
@@ -32,9 +36,17 @@ struct edge_ent {
 	UT_hash_handle hh;
 };
 
+struct sec_ent {
+	char *key;		/* object \0 section */
+	size_t keylen;
+	struct cachepin_objsec s;
+	UT_hash_handle hh;
+};
+
 struct load_ctx {
 	struct cachepin_objects *objs;
 	struct edge_ent *edges;
+	struct sec_ent *secs;
 };
 
 struct fsym {			/* a function symbol of one section */
@@ -317,16 +329,56 @@ static int obj_syms_read(bfd *abfd, struct obj_syms *os)
 	return 0;
 }
 
-/* The call graph edges of the code sections of ABFD. */
+/* Code section SEC of OBJECT, with its alignment.  0 or -ENOMEM. */
+static int sec_add(struct load_ctx *c, const char *object, const asection *sec)
+{
+	size_t ol = strlen(object), sl = strlen(sec->name), keylen = ol + 1 + sl;
+	unsigned int power = bfd_section_alignment(sec);
+	uint64_t align = power < 63 ? (uint64_t)1 << power : 1;
+	struct sec_ent *e;
+	char *key = malloc(keylen + 1);
+
+	if (!key)
+		return -ENOMEM;
+	memcpy(key, object, ol + 1);
+	memcpy(key + ol + 1, sec->name, sl + 1);
+	HASH_FIND(hh, c->secs, key, keylen, e);
+	if (e) {
+		free(key);
+		if (e->s.align != align)
+			e->s.mixed = true;
+		if (align > e->s.align)
+			e->s.align = align;
+		return 0;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		free(key);
+		return -ENOMEM;
+	}
+	e->key = key;
+	e->keylen = keylen;
+	e->s.object = key;
+	e->s.section = key + ol + 1;
+	e->s.align = align;
+	HASH_ADD_KEYPTR(hh, c->secs, e->key, e->keylen, e);
+	return 0;
+}
+
+/* The call graph edges and the alignments of the code sections of ABFD. */
 static int do_object(struct load_ctx *c, bfd *abfd, const char *object)
 {
 	struct obj_syms os = { 0 };
 	asection *sec;
 	int err = obj_syms_read(abfd, &os);
 
-	for (sec = abfd->sections; sec && !err; sec = sec->next)
-		if ((sec->flags & SEC_CODE) && bfd_section_size(sec))
+	for (sec = abfd->sections; sec && !err; sec = sec->next) {
+		if (!(sec->flags & SEC_CODE) || !bfd_section_size(sec))
+			continue;
+		err = sec_add(c, object, sec);
+		if (!err)
 			err = do_relocs(c, abfd, sec, object, &os);
+	}
 	obj_syms_free(&os);
 	return err;
 }
@@ -406,12 +458,73 @@ static int edge_cmp(const void *a, const void *b)
 static void edges_drop(struct load_ctx *c)
 {
 	struct edge_ent *e, *t;
+	struct sec_ent *se, *st;
 
 	HASH_ITER(hh, c->edges, e, t) {
 		HASH_DEL(c->edges, e);
 		free(e->key);
 		free(e);
 	}
+	HASH_ITER(hh, c->secs, se, st) {
+		HASH_DEL(c->secs, se);
+		free(se->key);
+		free(se);
+	}
+}
+
+static int objsec_cmp(const void *a, const void *b)
+{
+	const struct cachepin_objsec *x = a, *y = b;
+	int r = strcmp(x->object, y->object);
+
+	return r ? r : strcmp(x->section, y->section);
+}
+
+/* The code sections collected, sorted into C->objs.  0 or -ENOMEM. */
+static int secs_take(struct load_ctx *c)
+{
+	struct cachepin_objects *o = c->objs;
+	struct sec_ent *e, *t;
+
+	o->secs = calloc(HASH_COUNT(c->secs) + 1, sizeof(*o->secs));
+	if (!o->secs)
+		return -ENOMEM;
+	HASH_ITER(hh, c->secs, e, t) {
+		struct cachepin_objsec *s = &o->secs[o->nr_secs];
+		size_t ol = strlen(e->s.object);
+
+		/* one allocation: the section name follows the object's */
+		s->object = malloc(e->keylen + 1);
+		if (!s->object)
+			return -ENOMEM;
+		memcpy(s->object, e->key, e->keylen + 1);
+		s->section = s->object + ol + 1;
+		s->align = e->s.align;
+		s->mixed = e->s.mixed;
+		o->nr_secs++;
+	}
+	sort_n(o->secs, o->nr_secs, sizeof(*o->secs), objsec_cmp);
+	return 0;
+}
+
+const struct cachepin_objsec *cachepin_objects__section(const struct cachepin_objects *objs,
+							const char *object, const char *section)
+{
+	struct cachepin_objsec key = { .object = (char *)object, .section = (char *)section };
+	size_t lo = 0, hi = objs->nr_secs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int r = objsec_cmp(&key, &objs->secs[mid]);
+
+		if (!r)
+			return &objs->secs[mid];
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
 }
 
 struct cachepin_objects *cachepin_objects__load(const char *const *paths, size_t n)
@@ -462,6 +575,8 @@ struct cachepin_objects *cachepin_objects__load(const char *const *paths, size_t
 		}
 		if (!err)
 			sort_n(o->edges, o->nr_edges, sizeof(*o->edges), edge_cmp);
+		if (!err)
+			err = secs_take(&c);
 	}
 	edges_drop(&c);
 	if (err) {
@@ -486,5 +601,8 @@ void cachepin_objects__free(struct cachepin_objects *objs)
 		free(objs->edges[i].callee);
 	}
 	free(objs->edges);
+	for (i = 0; i < objs->nr_secs; i++)
+		free(objs->secs[i].object);
+	free(objs->secs);
 	free(objs);
 }

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <uthash.h>
 #include "internal.h"
+#include "cachepin/objects.h"
 #include "binary-int.h"
 #include "kernel.h"
 
@@ -370,7 +371,7 @@ static void units_link(struct cachepin_binary *bin)
 			continue;	/* its reason stays */
 		}
 		why = cachepin_kernel_fixed_why(bin->machine, un->section, un->object);
-		un->flags &= CACHEPIN_UNIT_FROM_MAP;
+		un->flags &= CACHEPIN_UNIT_FROM_MAP | CACHEPIN_UNIT_ALIGN_GUESS;
 		if (why) {
 			un->flags |= CACHEPIN_UNIT_FIXED;
 			un->fixed_why = why;
@@ -444,6 +445,37 @@ int cachepin_binary_initial_units(struct cachepin_binary *bin)
 nomem:
 	units_free(units, n);
 	return -ENOMEM;
+}
+
+size_t cachepin_binary__set_aligns(struct cachepin_binary *bin,
+				   const struct cachepin_objects *objs)
+{
+	size_t i, n = 0, stale = 0;
+
+	for (i = 0; i < bin->nr_units; i++) {
+		struct cachepin_unit *u = &bin->units[i];
+		const struct cachepin_objsec *s;
+
+		if (!(u->flags & CACHEPIN_UNIT_ALIGN_GUESS) || !u->object)
+			continue;
+		s = cachepin_objects__section(objs, u->object, u->section);
+		if (!s || s->mixed)
+			continue;
+		if (u->addr & (s->align - 1)) {
+			stale++;
+			continue;
+		}
+		u->align = s->align;
+		u->flags &= ~CACHEPIN_UNIT_ALIGN_GUESS;
+		n++;
+	}
+	if (stale)
+		pr_warn("warning: %zu input sections of the objects are aligned more than their "
+			"units in '%s' (objects rebuilt since the link?); their alignment stays "
+			"the map's guess\n", stale, bin->path);
+	pr_info("'%s': alignment of %zu of %zu units from the objects\n", bin->path, n,
+		bin->nr_units);
+	return n;
 }
 
 int cachepin_binary_sec_by_name(const struct cachepin_binary *bin, const char *name)

@@ -115,6 +115,7 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 {
 	const char *ind = info->standalone ? "\t\t" : "";
 	struct secname *names;
+	uint64_t end = 0;	/* of the units emitted */
 	size_t i;
 
 	if (count_sections(bin, &names))
@@ -139,8 +140,16 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 		const struct cachepin_plan_unit *pu = &plan->units[i];
 		const struct cachepin_unit *u = &bin->units[pu->unit];
 
-		if (pu->hot && pu->off)
+		/*
+		 * A hot unit is pinned at its offset; so is a fill unit after
+		 * padding: its alignment may be the map's guess, larger than
+		 * the object's, and the "keep" fill leaves a unit at its
+		 * distance from the next hot one, past its alignment.  Without
+		 * the pin ld would put it sooner than the plan says.
+		 */
+		if ((pu->hot && pu->off) || (!pu->hot && pu->off > end))
 			fprintf(f, "%s. = MAX(., __cachepin_start + 0x%" PRIx64 ");\n", ind, pu->off);
+		end = pu->off + pu->size;
 		fputs(ind, f);
 		put_pattern(f, u, names);
 		if (!pu->hot)

@@ -21,8 +21,9 @@
  *
  * Alignment of a unit: the map does not say; the lowest set bit of its
  * address (capped at 64) is used, an upper bound of the real alignment,
- * so that a layout honouring it is never under-aligned (only the
- * objects know the exact value, and they are not read for it).
+ * so that a layout honouring it is never under-aligned.  Such a unit is
+ * flagged CACHEPIN_UNIT_ALIGN_GUESS; the objects know the exact value
+ * (cachepin_binary__set_aligns()).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -102,7 +103,7 @@ static int map_input(struct map_ctx *m, const char *name, uint64_t addr, uint64_
 	a = addr & -addr;
 	u->align = !a || a > MAP_MAX_ALIGN ? MAP_MAX_ALIGN : a;
 	u->outsec = m->out;
-	u->flags = CACHEPIN_UNIT_FROM_MAP;
+	u->flags = CACHEPIN_UNIT_FROM_MAP | CACHEPIN_UNIT_ALIGN_GUESS;
 	m->nr_units++;
 	if (m->out >= 0 && addr + size > m->sec_end[m->out]) {
 		m->sec_end[m->out] = addr + size;

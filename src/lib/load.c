@@ -368,15 +368,14 @@ static struct cachepin_profile *load_profile(struct cachepin_load *l,
 static int add_objects(struct cachepin_profile *p, const struct cachepin_binary *bin,
 		       const struct cachepin_load_opts *o)
 {
-	struct cachepin_objects *objs;
+	struct cachepin_objects *objs = NULL;
 	int err;
 
-	if (!o->nr_objects)
+	if (!o->objs && !o->nr_objects)
 		return 0;
-	objs = cachepin_objects__load(o->objects, o->nr_objects);
-	if (!objs)
+	if (!o->objs && !(objs = cachepin_objects__load(o->objects, o->nr_objects)))
 		return errno ? -errno : -EINVAL;
-	err = cachepin_profile__add_static(p, bin, objs);
+	err = cachepin_profile__add_static(p, bin, o->objs ? o->objs : objs);
 	cachepin_objects__free(objs);
 	if (err)
 		pr_warn("out of memory\n");

@@ -80,6 +80,8 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 
 void tool_inputs_release(struct tool_inputs *in)
 {
+	cachepin_objects__free(in->objs);
+	in->objs = NULL;
 	free(in->objects);
 	free(in->fixed);
 	in->objects = in->fixed = NULL;
@@ -105,6 +107,13 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
 		cachepin_binary__free(bin);
 		return NULL;
 	}
+	if (in->nr_objects && !in->objs &&
+	    !(in->objs = cachepin_objects__load(in->objects, in->nr_objects))) {
+		cachepin_binary__free(bin);
+		return NULL;
+	}
+	if (in->objs)
+		cachepin_binary__set_aligns(bin, in->objs);
 	if (in->has_ebase && (r = cachepin_binary__set_ebase(bin, in->ebase))) {
 		if (r > 0) {
 			tool_error("'%s': --ebase is for 32-bit MIPS kernels; this is %s ELF%d", bin->path,
@@ -135,7 +144,7 @@ int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const
 {
 	struct cachepin_load_opts o = {
 		.kernel = in->mode == 1, .period = in->period,
-		.objects = in->objects, .nr_objects = in->nr_objects,
+		.objects = in->objects, .nr_objects = in->nr_objects, .objs = in->objs,
 	};
 
 	return cachepin_profile__load(l, path, bin, &o) ? 1 : 0;

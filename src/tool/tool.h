@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "cachepin/binary.h"
 #include "cachepin/cache.h"
+#include "cachepin/objects.h"
 #include "cachepin/profile.h"
 
 #define EXIT_USAGE 129
@@ -49,6 +50,7 @@ struct tool_inputs {
 	const char *map;
 	const char **objects;
 	size_t nr_objects;
+	struct cachepin_objects *objs;	/* the objects loaded, by tool_open_binary() */
 	const char **fixed;
 	size_t nr_fixed;
 	int mode;		/* 0 auto, 1 kernel, 2 user */
@@ -62,7 +64,7 @@ struct tool_inputs {
 
 #define TOOL_INPUT_OPTS \
 	{ "map", 'm', "FILE", "GNU ld link map of the binary (ld -Map, vmlinux.map)", 'm' }, \
-	{ "objects", 0, "FILE", "object or archive for input sections and the static call graph (repeatable)", 1001 }, \
+	{ "objects", 0, "FILE", "object or archive of the link: the units' alignment, the static call graph (repeatable)", 1001 }, \
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 }, \
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 }, \
 	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }, \
@@ -81,7 +83,11 @@ int tool_parse_count(const char *arg, uint64_t *v, const char *what, uint64_t ma
 int tool_default_cache(struct tool_inputs *in);
 void tool_inputs_release(struct tool_inputs *in);
 
-/* Open the binary with map and objects; NULL after printing an error. */
+/*
+ * Open the binary with map and objects (loaded once into IN->objs: the
+ * units' alignment, then the static call graph); NULL after printing an
+ * error.
+ */
 struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
 
 /*

@@ -11,13 +11,15 @@
  *   bin-dump find FILE ADDR...
  *   bin-dump off FILE OFFSET...
  *   bin-dump fix FILE MAP|- PATTERN
- *   bin-dump objects FILE...      edge CALLER CALLER-OBJ CALLEE COUNT call|tail
+ *   bin-dump objects FILE...      edge CALLER CALLER-OBJ CALLEE COUNT call|tail,
+ *                                 then sec OBJECT SECTION ALIGN [mixed]
  *   bin-dump srcline FILE ADDR... ADDR FILE:LINE [INLINED]
  *   bin-dump time FILE MAP        seconds for open + load_map, to stderr
  *   bin-dump flow FILE            name offset [slot] for every instruction
  *                                 after which a function's straight run ends
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +125,12 @@ static int cmd_objects(const char *const *paths, size_t n)
 
 		printf("edge %s %s %s %u %s\n", e->caller, e->caller_object, e->callee,
 		       e->count, e->tail ? "tail" : "call");
+	}
+	for (i = 0; i < objs->nr_secs; i++) {
+		const struct cachepin_objsec *s = &objs->secs[i];
+
+		printf("sec %s %s %" PRIu64 "%s\n", s->object, s->section, s->align,
+		       s->mixed ? " mixed" : "");
 	}
 	cachepin_objects__free(objs);
 	return 0;
