@@ -6,11 +6,11 @@ need_cmd arm-linux-gnueabihf-gcc mips-linux-gnu-gcc gcc perf
 cp "$top/examples/natsim/natsim.c" .
 awk '$1 == "f" && $4 > 0 { print $2, $4 }' "$top/examples/natsim/natsim.profile" > hot.txt
 
-# frame FRAGMENT: the fragment without its header and unit lines
+# frame FRAGMENT: the fragment without its header and the block's unit lines
 frame() {
 	sed -e '/^ \* \(cachepin\|block aligned\|cache\) /d' \
-	    -e '/^\t*\. = MAX(\., __cachepin_start + 0x[0-9a-f]*);$/d' \
-	    -e '/^\t*\*[^ ]*([^ )]*)\(\t\/\* fill \*\/\)\{0,1\}$/d' "$1"
+	    -e '1,/__cachepin_end = \.;/{ /^\t*\. = MAX(\., __cachepin_start + 0x[0-9a-f]*);$/d
+	        /^\t*\*[^ ]*([^ )]*)\(\t\/\* fill \*\/\)\{0,1\}$/d; }' "$1"
 }
 # same_units FRAGMENT TAG: the fragment carries the header of TAG.align and
 # its units (kind and section) in its order
@@ -18,7 +18,7 @@ same_units() {
 	sed -n 's/^ \* \(\(cachepin\|block aligned\|cache\) \)/# \1/p' "$1" > "$1.head"
 	grep '^# \(cachepin\|block aligned\|cache\) ' "$2.align" | diff -u - "$1.head" ||
 		fail "'$1': header differs from the alignment file's"
-	awk '/^\t*\*[^ ]*\([^ )]*\)/ { s = $1; sub(/^[^(]*\(/, "", s); sub(/\).*/, "", s)
+	awk '/__cachepin_end/ { exit } /^\t*\*[^ ]*\([^ )]*\)/ { s = $1; sub(/^[^(]*\(/, "", s); sub(/\).*/, "", s)
 		print (/\/\* fill \*\/$/ ? "fill" : "hot"), s }' "$1" > "$1.units"
 	awk '$1 == "hot" || $1 == "fill" { print $1, $4 }' "$2.align" | diff -u - "$1.units" ||
 		fail "'$1': units differ from the alignment file's"
@@ -51,17 +51,36 @@ roundtrip() {
  */
 SECTIONS
 {
-	.text.hot : {
+	.text : {
 		. = ALIGN(0x2000);
 		__cachepin_start = .;
 		__cachepin_end = .;
+		/* the rest of .text, as in GNU ld's default scripts */
+		*(.text.unlikely .text.*_unlikely .text.unlikely.*)
+		*(.text.exit .text.exit.*)
+		*(.text.startup .text.startup.*)
+		*(.text.hot .text.hot.*)
+		*(SORT(.text.sorted.*))
+		*(.text .stub .text.* .gnu.linkonce.t.*)
+		*(.gnu.warning)
+		*(.glue_7t) *(.glue_7) *(.vfp11_veneer) *(.v4_bx)
+		*(.mips16.fn.*) *(.mips16.call.*)
 	}
 }
-INSERT BEFORE .text;
+INSERT BEFORE .text;	/* lld: INSERT AFTER .init; */
 EOF
 	same_units $tag.lds $tag
 	$cc -O2 -ffunction-sections -static -Wl,-T,$tag.lds -o $tag.new natsim.c "$@" ||
 		fail "$tag: relink with the fragment failed"
+	# the block is the start of the one .text section (what valgrind reads
+	# symbols and lines from), the default .text left empty and dropped
+	readelf -SW $tag.new | sed 's/^ *\[ *[0-9]*\] *//' |
+		awk '$1 == ".text" { n++; lo = strtonum("0x" $3); hi = lo + strtonum("0x" $5) }
+		     END { print n + 0, lo, hi }' > $tag.text
+	bstart=$(readelf -sW $tag.new | awk '$8 == "__cachepin_start" { print strtonum("0x" $2) }')
+	read n lo hi < $tag.text
+	[ "$n" = 1 ] && [ "$bstart" -ge "$lo" ] && [ "$bstart" -lt "$hi" ] ||
+		fail "$tag: the block (at $bstart) is not in the one .text section ($n, $lo-$hi)"
 	$CACHEPIN check $tag.new $tag.align > $tag.check || { cat $tag.check; fail "$tag: check failed"; }
 	check_ok $tag $tag.new $tag.check
 	# the score of the relinked binary is the plan's "after"
@@ -108,10 +127,16 @@ roundtrip mips-linux-gnu-gcc mips mips-74k-32k
 readelf -h mips.new | grep -q 'big endian' || fail "MIPS build is not big-endian"
 roundtrip gcc x86 32K:4:32
 
-# x86-64 with lld: the same fragment
+# x86-64 with lld: the same fragment, inserted as its last line says
 if gcc -fuse-ld=lld -o lldtest natsim.c 2>/dev/null; then
-	gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,-T,x86.lds -o x86.lld natsim.c ||
+	sed 's|^INSERT BEFORE \.text;\t/\* lld: \(INSERT AFTER \.init;\) \*/$|\1|' x86.lds > x86.lld.lds
+	grep -qx 'INSERT AFTER .init;' x86.lld.lds || fail "the fragment's last line does not say what lld takes"
+	gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,-T,x86.lld.lds -o x86.lld natsim.c ||
 		fail "lld rejects the fragment"
+	# lld fails on the fragment as GNU ld takes it, and says so
+	if gcc -O2 -ffunction-sections -static -fuse-ld=lld -Wl,-T,x86.lds -o x86.lld2 natsim.c 2> lld.err; then
+		fail "lld took INSERT BEFORE .text"
+	fi
 	$CACHEPIN check x86.lld x86.align > lld.check || { cat lld.check; fail "check after lld failed"; }
 	check_ok x86 x86.lld lld.check
 	# lld's symbol ordering file: accepted, and the first planned hot function comes first

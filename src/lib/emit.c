@@ -110,6 +110,31 @@ void emit_header(FILE *f, const struct cachepin_plan *plan, const struct cachepi
 	}
 }
 
+/*
+ * The standalone script's block is the start of the .text output
+ * section, not an output section of its own: valgrind takes a program's
+ * code, its symbols' files and lines from the bounds of the section
+ * named .text, and gave every function of a .text.hot section to "???".
+ * An INSERTed .text is a second output section of that name, so it
+ * takes what GNU ld's default scripts put in .text (all targets' lists
+ * in one; patterns that match nothing cost nothing), and the default
+ * .text, left empty, is dropped.  It goes before the default .text (GNU
+ * ld gives an input section to the first statement that matches it),
+ * so every other section stays where the link had it.  lld cannot
+ * insert a .text before the .text it replaces; after .init it can.
+ */
+static const char *const default_text[] = {
+	"*(.text.unlikely .text.*_unlikely .text.unlikely.*)",
+	"*(.text.exit .text.exit.*)",
+	"*(.text.startup .text.startup.*)",
+	"*(.text.hot .text.hot.*)",
+	"*(SORT(.text.sorted.*))",
+	"*(.text .stub .text.* .gnu.linkonce.t.*)",
+	"*(.gnu.warning)",
+	"*(.glue_7t) *(.glue_7) *(.vfp11_veneer) *(.v4_bx)",	/* ARM */
+	"*(.mips16.fn.*) *(.mips16.call.*)",			/* MIPS */
+};
+
 int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 			    const struct cachepin_binary *bin, const struct cachepin_emit_info *info)
 {
@@ -132,7 +157,7 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 	}
 	fprintf(f, " * Hot units sit at fixed offsets from __cachepin_start; cold units fill the gaps.\n */\n");
 	if (info->standalone)
-		fprintf(f, "SECTIONS\n{\n\t.text.hot : {\n");
+		fprintf(f, "SECTIONS\n{\n\t.text : {\n");
 	if (info->head_object)
 		fprintf(f, "%s*%s(.text)\t/* entry code: must stay first */\n", ind, info->head_object);
 	fprintf(f, "%s. = ALIGN(0x%" PRIx64 ");\n%s__cachepin_start = .;\n", ind, plan->block_align, ind);
@@ -157,8 +182,12 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 		fputc('\n', f);
 	}
 	fprintf(f, "%s__cachepin_end = .;\n", ind);
-	if (info->standalone)
-		fprintf(f, "\t}\n}\nINSERT BEFORE .text;\n");
+	if (info->standalone) {
+		fprintf(f, "\t\t/* the rest of .text, as in GNU ld's default scripts */\n");
+		for (i = 0; i < ARRAY_SIZE(default_text); i++)
+			fprintf(f, "\t\t%s\n", default_text[i]);
+		fprintf(f, "\t}\n}\nINSERT BEFORE .text;\t/* lld: INSERT AFTER .init; */\n");
+	}
 	free_sections(names);
 	return ferror(f) ? -EIO : 0;
 }

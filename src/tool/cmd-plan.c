@@ -24,7 +24,7 @@ const struct tool_opt plan_opts[] = {
 	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_ALIGN },
 	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },
 	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
-	{ "standalone", 0, NULL, "emit a complete script to add with -T (INSERT BEFORE .text)", OPT_STANDALONE },
+	{ "standalone", 0, NULL, "emit a complete script to add with -T: the block starts .text (INSERT BEFORE .text)", OPT_STANDALONE },
 	{ "slack", 0, "BYTES", "room left after each hot unit so it may grow (default 0)", OPT_SLACK },
 	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
