@@ -220,6 +220,7 @@ install: $(BIN)
 	for m in $(MANS); do case $$m in *.1) d=man1;; *.5) d=man5;; esac; \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/$$d/; done
 	cp -R examples/. $(DESTDIR)$(DATADIR)/examples/
+	sed 's|^bindir=$$|bindir=$(BINDIR)|' examples/demo.sh > $(DESTDIR)$(DATADIR)/examples/demo.sh
 	$(INSTALL) -d $(DESTDIR)$(DATADIR)/kbuild
 	cp -R contrib/kbuild/. $(DESTDIR)$(DATADIR)/kbuild/
 

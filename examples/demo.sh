@@ -10,14 +10,41 @@
 #     traffic: the window's misses on the stock layout and on a plan's
 #     (cachepin simulate --layout), what an unrelated commit moved
 #     (cachepin diff), one edit asked of the model (cachepin whatif).
-# Output goes to build/demo/.
+#
+# Usage: demo.sh [DIR].  The outputs go to DIR: by default build/demo/ in
+# a source tree, ./cachepin-demo where the demo is installed (never the
+# tree the demo sits in).  The cachepin it runs is $CACHEPIN if set, else
+# the one built next to it in a source tree, else the one `make install`
+# put in its bindir, else cachepin on PATH.
 set -e
-top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/demo
-ex=$top/examples
-cp=$top/cachepin
+ex=$(cd "$(dirname "$0")" && pwd)
+# make install writes its BINDIR here
+bindir=
+if [ -f "$ex/../src/tool/main.c" ]; then
+	top=$(cd "$ex/.." && pwd)
+	cp=${CACHEPIN:-$top/cachepin}
+	out=${1:-$top/build/demo}
+else
+	if [ -n "$CACHEPIN" ]; then
+		cp=$CACHEPIN
+	elif [ -n "$bindir" ] && [ -x "$bindir/cachepin" ]; then
+		cp=$bindir/cachepin
+	else
+		cp=cachepin
+	fi
+	out=${1:-cachepin-demo}
+fi
+if ! command -v "$cp" > /dev/null; then
+	echo "cachepin: '$cp' not found" >&2
+	echo "hint: install cachepin, or set CACHEPIN to its path" >&2
+	exit 1
+fi
+case $cp in
+*/*) cp=$(cd "$(dirname "$cp")" && pwd)/$(basename "$cp") ;;
+esac
 mkdir -p "$out"
 cd "$out"
+out=$(pwd)
 cp "$ex/natsim/natsim.c" .
 CF="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie -ffunction-sections -fdebug-prefix-map=$PWD=."
 
