@@ -97,6 +97,13 @@ struct cachepin_plan_eval {
 	uint64_t fetches;	/* line fetches as linked */
 	uint64_t before, after;	/* misses of the cache's replacement policy: as linked, planned */
 	uint64_t lru_before, lru_after;	/* the same under LRU */
+	/*
+	 * The link's distinct hot lines and its fully associative misses:
+	 * LRU (the capacity misses; the conflict part is LRU minus them) and
+	 * optimal (no layout gets below them).  More hot lines than the
+	 * cache holds (sets * ways): capacity-bound.
+	 */
+	uint64_t hot_lines, fa_lru, fa_opt;
 };
 
 struct cachepin_plan {
@@ -117,7 +124,13 @@ struct cachepin_plan {
 	size_t nr_unplaceable;	/* hot functions in fixed units (occupants) */
 	double hot_weight_placed, hot_weight_fixed;
 	unsigned int moves_tried, moves_simulated, moves_taken;
-	uint64_t search_before, search_after;	/* search objective (LRU misses, reduced string) */
+	/*
+	 * The search's objective: LRU misses of the first geometry on the
+	 * search string (search_refs references, shorter than the model's),
+	 * after the greedy colouring and after the local search and repair.
+	 */
+	uint64_t search_before, search_after;
+	size_t search_refs;
 	uint64_t seed;		/* of the search that won */
 	struct cachepin_plan_eval *evals;	/* per opts->caches entry */
 	size_t nr_evals;

@@ -316,6 +316,7 @@ int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan)
 	L = L < SEARCH_REFS_MIN ? SEARCH_REFS_MIN : L > SEARCH_REFS_MAX ? SEARCH_REFS_MAX : L;
 	refs = cachepin_model__string(m, L, &nrefs);
 	err = refs ? setup_string(pl, plan, unit_hu, refs, nrefs) : -ENOMEM;
+	plan->search_refs = nrefs;
 	if (!err)
 		err = setup_tables(pl, maxways);
 out:

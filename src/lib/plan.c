@@ -52,7 +52,7 @@ static int plan_method(struct planner *pl, enum cachepin_plan_method method,
 
 static int score_layout(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 			const struct cachepin_plan *plan, uint64_t *miss, uint64_t *lru,
-			uint64_t *fetches, double *v);
+			struct cachepin_plan_eval *ev, double *v);
 
 /*
  * A colouring: the geometry it is for first (-1: all alike), its rule
@@ -124,12 +124,14 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 
 /*
  * The misses of PLAN's layout (NULL: as linked) on M for every geometry
- * into MISS (the cache's policy) and LRU (may be NULL), and *V their sum
- * in misses per fetch.  0 or a negative errno.
+ * into MISS (the cache's policy) and LRU (may be NULL), the fetches, hot
+ * lines and fully associative misses (LRU and optimal) into EV (may be
+ * NULL), and *V
+ * their sum in misses per fetch.  0 or a negative errno.
  */
 static int score_layout(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 			const struct cachepin_plan *plan, uint64_t *miss, uint64_t *lru,
-			uint64_t *fetches, double *v)
+			struct cachepin_plan_eval *ev, double *v)
 {
 	uint64_t *fa = plan ? cachepin_plan__faddr(plan, m->bin) : NULL;
 	size_t i;
@@ -143,15 +145,21 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 		const struct cachepin_cache *c = &o->caches[i];
 		struct cachepin_score sc;
 
-		unsigned int fl = CACHEPIN_SCORE_NO_OPT | (lru || fetches ? 0 : CACHEPIN_SCORE_OWN_POLICY);
+		/* the optimal limits only for EV: Belady is the slowest simulator */
+		unsigned int fl = (ev ? 0 : CACHEPIN_SCORE_NO_OPT) |
+				  (lru || ev ? 0 : CACHEPIN_SCORE_OWN_POLICY);
 
 		if ((err = cachepin_score__run(m, fa, c, fl, &sc)))
 			break;
 		miss[i] = sc.miss[c->repl];
 		if (lru)
 			lru[i] = sc.miss[CACHEPIN_REPL_LRU];
-		if (fetches)
-			fetches[i] = sc.fetches;
+		if (ev) {
+			ev[i].fetches = sc.fetches;
+			ev[i].hot_lines = sc.distinct_lines;
+			ev[i].fa_lru = sc.miss_fa_lru;
+			ev[i].fa_opt = sc.miss_fa_opt;
+		}
 		if (v)
 			*v += (double)sc.miss[c->repl] / (double)(sc.fetches ? sc.fetches : 1);
 		cachepin_score__release(&sc);
@@ -397,16 +405,16 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	{
 		uint64_t after[CACHEPIN_PLAN_MAX_GEO], lra[CACHEPIN_PLAN_MAX_GEO];
 		uint64_t before[CACHEPIN_PLAN_MAX_GEO], lrb[CACHEPIN_PLAN_MAX_GEO];
-		uint64_t fetches[CACHEPIN_PLAN_MAX_GEO];
 
 		if ((err = score_layout(m, o, plan, after, lra, NULL, NULL)) ||
-		    (err = score_layout(m, o, NULL, before, lrb, fetches, NULL)))
+		    (err = score_layout(m, o, NULL, before, lrb, plan->evals, NULL)))
 			goto fail;
-		for (i = 0; i < o->nr_caches; i++)
-			plan->evals[i] = (struct cachepin_plan_eval){
-				.fetches = fetches[i], .before = before[i], .after = after[i],
-				.lru_before = lrb[i], .lru_after = lra[i],
-			};
+		for (i = 0; i < o->nr_caches; i++) {
+			plan->evals[i].before = before[i];
+			plan->evals[i].after = after[i];
+			plan->evals[i].lru_before = lrb[i];
+			plan->evals[i].lru_after = lra[i];
+		}
 	}
 	return 0;
 fail:

@@ -19,7 +19,8 @@ enum {
 };
 
 const struct tool_opt plan_opts[] = {
-	TOOL_CACHE_OPT,
+	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several, "
+	  "the first planned for; the policy's simulator judges the candidates", 'c' },
 	{ "output", 'o', "FILE", "write the linker-script fragment to FILE (default: standard output)", OPT_OUTPUT },
 	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_ALIGN },
 	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },
@@ -192,6 +193,43 @@ static double elapsed(const struct timespec *t0, const struct timespec *t1)
 	return (double)(t1->tv_sec - t0->tv_sec) + (double)(t1->tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * More hot lines than the cache holds (sets * ways): the figures above
+ * include capacity misses, and no layout gets below a fully associative
+ * cache's optimal replacement; the conflict part (LRU - fully
+ * associative LRU) is what a plan mainly removes.
+ */
+static void capacity_note(const struct cachepin_cache *c, const struct cachepin_plan_eval *e)
+{
+	uint64_t cap = (uint64_t)c->sets * c->ways;
+
+	if (e->hot_lines <= cap)
+		return;
+	fprintf(stderr, "cachepin: %s is capacity-bound: %" PRIu64 " hot lines, more than the %" PRIu64
+		" it holds (%u sets x %u ways), so its figures include capacity misses no layout removes"
+		" (no layout gets below %" PRIu64 "); ",
+		c->name, e->hot_lines, cap, c->sets, c->ways, e->fa_opt);
+	if (e->fa_lru < e->lru_before)
+		fprintf(stderr, "a plan removes mainly the conflict part, %" PRIu64 " of the link's LRU misses\n",
+			e->lru_before - e->fa_lru);
+	else
+		fprintf(stderr, "the link's LRU misses have no conflict part for a plan to remove\n");
+}
+
+/*
+ * The search's own figures (-v): its objective is the LRU misses of the
+ * first geometry on the search string, not the modelled misses above.
+ */
+static void search_note(const struct plan_args *a, const struct cachepin_plan *plan)
+{
+	if (plan->method != CACHEPIN_PLAN_SEARCH || tool_verbose < 1)
+		return;
+	fprintf(stderr, "cachepin: search: LRU misses of %s on its %zu-reference search string %" PRIu64
+		" after the greedy colouring, %" PRIu64 " after the local search; %u of %u moves simulated, %u kept\n",
+		a->in.caches[0].name, plan->search_refs, plan->search_before, plan->search_after,
+		plan->moves_simulated, plan->moves_tried, plan->moves_taken);
+}
+
 /* The figures of the plan on standard error; SC gets the header lines' scores. */
 static void plan_report(const struct plan_args *a, const struct cachepin_plan *plan, double secs,
 			struct cachepin_emit_score *sc)
@@ -210,6 +248,7 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			c->name, sc[i].repl, sc[i].before, sc[i].after,
 			sc[i].before ? 100.0 * ((double)sc[i].after - (double)sc[i].before) / (double)sc[i].before : 0,
 			e->lru_before, e->lru_after);
+		capacity_note(c, e);
 	}
 	if (plan->unchanged) {
 		fprintf(stderr, "cachepin: no layout: no candidate beats the link, and keeping its sets in a block is worse than it; nothing moves (in %.2f s)\n",
@@ -217,22 +256,20 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 		return;
 	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
-		" bytes, %" PRIu64 " bytes of padding; %s in %.2f s",
+		" bytes, %" PRIu64 " bytes of padding; %s in %.2f s\n",
 		plan->nr_hot, plan->nr_unplaceable, plan->nr_fill, plan->size, plan->pad,
 		cachepin_plan__method_name(plan->method), secs);
-	if (plan->method == CACHEPIN_PLAN_SEARCH)
-		fprintf(stderr, " (search %" PRIu64 " -> %" PRIu64 ", %u of %u moves simulated, %u kept)",
-			plan->search_before, plan->search_after, plan->moves_simulated,
-			plan->moves_tried, plan->moves_taken);
-	fputc('\n', stderr);
+	search_note(a, plan);
 	if (plan->tail_shift)
 		fprintf(stderr, "cachepin: the kernel text after TEXT_TEXT (from 0x%" PRIx64
 			") is taken 0x%" PRIx64 " bytes later, on the block alignment, where a relink with the plan puts it\n",
 			plan->tail_from, plan->tail_shift);
-	if (plan->pad > plan->pad_budget)
-		tool_warn("%" PRIu64 " bytes of padding exceed the budget of %" PRIu64
-			  " (--max-pad %" PRIu64 " per way span): too few small cold units to fill the gaps",
-			  plan->pad, plan->pad_budget, a->po.max_pad);
+	if (plan->pad > plan->pad_budget) {
+		fprintf(stderr, "cachepin: the relinked text grows by %" PRIu64 " bytes of padding, more than the %" PRIu64
+			" of --max-pad %" PRIu64 " per way span: too few small cold units are known to fill the gaps\n",
+			plan->pad, plan->pad_budget, a->po.max_pad);
+		tool_hint("accept it if the text may grow by that much; else raise --max-pad, or give --objects or --map so that more cold units are known");
+	}
 }
 
 /* Plan on X and score on Y, and the other way round. */

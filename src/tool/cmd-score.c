@@ -111,6 +111,28 @@ static const char *fname(const struct report *r, uint32_t f)
 	return f == UINT32_MAX ? "?" : r->bin->funcs[f].name;
 }
 
+/*
+ * More distinct hot lines than the cache holds (sets * ways): even a
+ * fully associative cache of the size must evict hot lines.  Its misses
+ * are the capacity misses; no layout gets below its optimal replacement's
+ * (man cachepin-score: placement can still gain below its LRU's), and
+ * what a layout removes is mainly the conflict part.
+ */
+static void capacity_note(FILE *f, const struct cachepin_cache *c, const struct cachepin_score *s)
+{
+	uint64_t lru = s->miss[CACHEPIN_REPL_LRU], cap = (uint64_t)c->sets * c->ways;
+
+	if (s->distinct_lines <= cap)
+		return;
+	fprintf(f, "  capacity-bound: %" PRIu64 " hot lines, more than the %" PRIu64
+		" the cache holds (%u sets x %u ways)\n", s->distinct_lines, cap, c->sets, c->ways);
+	fprintf(f, "    capacity misses %" PRIu64 " (fully associative LRU) against %" PRIu64
+		" set-associative LRU; no layout gets below %" PRIu64 " (fully associative optimal), %s\n",
+		s->miss_fa_lru, lru, s->miss_fa_opt,
+		s->miss_fa_lru < lru ? "and a layout removes mainly the conflict part" :
+		"and there is no conflict part for a layout to remove");
+}
+
 static void text_cache(FILE *f, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_cache *c = &s->cache;
@@ -137,6 +159,7 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 		(int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru),
 		s->miss[CACHEPIN_REPL_LRU] ? 100.0 * ((double)s->miss[CACHEPIN_REPL_LRU] - (double)s->miss_fa_lru) /
 						     (double)s->miss[CACHEPIN_REPL_LRU] : 0);
+	capacity_note(f, c, s);
 	for (i = 0; i < c->sets; i++) {
 		if (s->sets[i].lines)
 			hot++;

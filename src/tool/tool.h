@@ -71,7 +71,7 @@ struct tool_inputs {
 	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }
 
 #define TOOL_CACHE_OPT \
-	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random] or preset; comma list for several", 'c' }
+	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several", 'c' }
 
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
 /* Parse a non-negative number for option WHAT; 0, or EXIT_USAGE after an error. */
