@@ -17,6 +17,9 @@ void cachepin_pr(enum cachepin_print_level level, const char *fmt, ...);
 #define pr_info(fmt, ...)  cachepin_pr(CACHEPIN_INFO, fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...) cachepin_pr(CACHEPIN_DEBUG, fmt, ##__VA_ARGS__)
 
+/* To the progress callback, if one is set (cachepin_set_progress()). */
+void cachepin_progress(const char *label, uint64_t done, uint64_t total);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define zfree(p) do { free(*(p)); *(p) = NULL; } while (0)

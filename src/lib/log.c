@@ -34,6 +34,25 @@ void cachepin_pr(enum cachepin_print_level level, const char *fmt, ...)
 	errno = saved;
 }
 
+static cachepin_progress_fn_t progress_fn;
+
+cachepin_progress_fn_t cachepin_set_progress(cachepin_progress_fn_t fn)
+{
+	cachepin_progress_fn_t old = progress_fn;
+
+	progress_fn = fn;
+	return old;
+}
+
+void cachepin_progress(const char *label, uint64_t done, uint64_t total)
+{
+	int saved = errno;
+
+	if (progress_fn && total)
+		progress_fn(label, done < total ? done : total, total);
+	errno = saved;
+}
+
 const char *cachepin_version(void)
 {
 	return CACHEPIN_VERSION;

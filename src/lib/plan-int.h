@@ -56,7 +56,25 @@ struct span {			/* a placed interval of the block */
 	uint64_t lo, hi;
 };
 
+/*
+ * Where cachepin_plan__run() is, for the progress callback: of the
+ * layouts it builds (a candidate on one fold, one restart, the final
+ * scoring), each weighing what it costs (cachepin_plan_weight()), AT
+ * of TOTAL are done; the current one weighs CUR, LABEL says what it is.
+ */
+struct plan_progress {
+	char label[80];
+	uint64_t at, total, cur;
+};
+
+/* The cost of one layout of METHOD for the progress: 1, the search more. */
+uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, enum cachepin_plan_method method);
+
+/* PERMILLE thousandths of the current step done, to the callback; PG may be NULL. */
+void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille);
+
 struct planner {
+	struct plan_progress *prog;	/* may be NULL */
 	const struct cachepin_model *m;
 	const struct cachepin_binary *bin;
 	const struct cachepin_plan_opts *o;

@@ -27,6 +27,17 @@ static unsigned int nr_iters(const struct planner *pl)
 	return pl->o->iterations ? pl->o->iterations : DEFAULT_ITERS;
 }
 
+/*
+ * Measured on the router-arm kernel's profile: 0.5 s for the search at
+ * 6000 moves, 0.05 s for the colouring, density, C3 and keep each.
+ */
+uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, enum cachepin_plan_method method)
+{
+	uint64_t iters = o->iterations ? o->iterations : DEFAULT_ITERS;
+
+	return method == CACHEPIN_PLAN_SEARCH ? 1 + 10 * iters / DEFAULT_ITERS : 1;
+}
+
 /* Sets of G touched by H's items at OFF, added to g->sets (deduplicated). */
 static void touched_sets(const struct planner *pl, struct geo *g, const struct hunit *h,
 			 uint64_t off)
@@ -165,6 +176,8 @@ int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan)
 		bool taken;
 		size_t k;
 
+		if (!(it_no % 64))
+			cachepin_plan_progress(pl->prog, (unsigned int)((uint64_t)it_no * 1000 / iters));
 		/* pick a unit: half the time one of the 64 densest */
 		k = (rnd(pl) & 1) && pl->nr_hu > 64 ? rnd(pl) % 64 : rnd(pl) % pl->nr_hu;
 		h = &pl->hu[k];

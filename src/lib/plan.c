@@ -96,17 +96,26 @@ static void geo_weights(struct planner *pl, const struct variant *v)
 				(double)(v->link[i] ? v->link[i] : 1);
 }
 
+void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille)
+{
+	if (pg)
+		cachepin_progress(pg->label, pg->at * 1000 + pg->cur * (permille < 1000 ? permille : 999),
+				  pg->total * 1000);
+}
+
 /*
- * METHOD on M from SEED into PLAN, the colouring as V says.  0 or a
- * negative errno, PLAN empty.
+ * METHOD on M from SEED into PLAN, the colouring as V says, one step of
+ * PG.  0 or a negative errno, PLAN empty.
  */
 static int plan_build(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		      enum cachepin_plan_method method, const struct variant *v, uint64_t seed,
-		      struct cachepin_plan *plan)
+		      struct cachepin_plan *plan, struct plan_progress *pg)
 {
-	struct planner pl = { .m = m, .bin = m->bin, .o = o };
+	struct planner pl = { .prog = pg, .m = m, .bin = m->bin, .o = o };
 	int err;
 
+	pg->cur = cachepin_plan_weight(o, method);
+	cachepin_plan_progress(pg, 0);
 	memset(plan, 0, sizeof(*plan));
 	pl.rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	pl.colour_ever = v->ever;
@@ -119,6 +128,7 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	if (err)
 		cachepin_plan__release(plan);
 	cachepin_plan_free(&pl);
+	pg->at += pg->cur;
 	return err;
 }
 
@@ -174,7 +184,8 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
  */
 static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_method method,
 		       const struct variant *v, const uint64_t *const *flink,
-		       const struct cachepin_plan *plan, struct cachepin_plan_cand *cd)
+		       const struct cachepin_plan *plan, struct cachepin_plan_cand *cd,
+		       struct plan_progress *pg)
 {
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	size_t f, i;
@@ -188,7 +199,7 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 		struct variant vf = { v->focus, v->ever, flink[f] };
 		struct cachepin_plan p;
 
-		err = plan_build(o->folds[f][0], o, method, &vf, o->seed, &p);
+		err = plan_build(o->folds[f][0], o, method, &vf, o->seed, &p, pg);
 		/* -ENOENT: nothing movable is hot in this half, it stays as linked */
 		if ((err && err != -ENOENT) ||
 		    (err = score_layout(o->folds[f][1], o, err ? NULL : &p, miss, NULL, NULL, NULL))) {
@@ -231,7 +242,7 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 #define EVER_MARGIN 0.03
 
 static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_method method,
-		      struct cachepin_plan *plan)
+		      struct cachepin_plan *plan, struct plan_progress *pg)
 {
 	struct cachepin_plan_cand *cd = &plan->cands[method], c;
 	bool colour = method == CACHEPIN_PLAN_COLOUR;
@@ -249,7 +260,7 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
 	for (rule = 0; rule <= colour; rule++)
 		for (v.focus = -1; v.focus <= last; v.focus++) {
 			v.ever = rule;
-			if ((err = try_variant(o, method, &v, link, plan, &c)))
+			if ((err = try_variant(o, method, &v, link, plan, &c, pg)))
 				return err;
 			if ((!rule && v.focus < 0) || (c.eligible && !cd->eligible) ||
 			    (c.eligible == cd->eligible &&
@@ -313,8 +324,9 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 
 /* The method to plan: the best held-out one, or the search without folds. */
 static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_plan *plan,
-			 enum cachepin_plan_method *best)
+			 enum cachepin_plan_method *best, struct plan_progress *pg)
 {
+	unsigned int cand = 0, nr_cands;
 	unsigned int methods = o->methods ? o->methods : DEFAULT_METHODS;
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	int k, f, err;
@@ -335,17 +347,44 @@ static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_pla
 		for (i = 0; i < o->nr_caches; i++)
 			plan->link_misses[i] += miss[i];
 	}
-	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
-		if ((methods & (1u << k)) &&
-		    (err = try_method(o, (enum cachepin_plan_method)k, plan)))
+	nr_cands = (unsigned int)__builtin_popcount(methods);
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
+		if (!(methods & (1u << k)))
+			continue;
+		snprintf(pg->label, sizeof(pg->label), "candidate %u of %u (%s)", ++cand, nr_cands,
+			 method_names[k]);
+		if ((err = try_method(o, (enum cachepin_plan_method)k, plan, pg)))
 			return err;
+	}
 	*best = pick(plan, methods);
 	return 0;
+}
+
+/*
+ * The work of cachepin_plan__run() for METHODS in cachepin_plan_weight()
+ * units, as far as known before the choice: every variant of every
+ * candidate on every fold, the restarts (the search's, if it is a
+ * candidate), the final scoring.
+ */
+static uint64_t plan_work(const struct cachepin_plan_opts *o, unsigned int methods)
+{
+	uint64_t n = 1, restarts = o->restarts ? o->restarts : 1;
+	int k;
+
+	if (o->nr_folds && (methods & (methods - 1)))
+		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
+			if (methods & (1u << k))
+				n += o->nr_folds * cachepin_plan_weight(o, (enum cachepin_plan_method)k) *
+				     (k != CACHEPIN_PLAN_COLOUR ? 1 : 2 * (o->nr_caches > 1 ? o->nr_caches + 1 : 1));
+	if (methods & (1u << CACHEPIN_PLAN_SEARCH))
+		return n + restarts * cachepin_plan_weight(o, CACHEPIN_PLAN_SEARCH);
+	return n + 1;
 }
 
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		       struct cachepin_plan *plan)
 {
+	struct plan_progress pg = { .total = plan_work(o, o->methods ? o->methods : DEFAULT_METHODS) };
 	unsigned int runs = o->restarts ? o->restarts : 1, run;
 	struct cachepin_plan choice = { 0 };
 	enum cachepin_plan_method method;
@@ -359,7 +398,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	memset(plan, 0, sizeof(*plan));
 	if (!o->nr_caches || o->nr_caches > CACHEPIN_PLAN_MAX_GEO)
 		return -EINVAL;
-	if ((err = choose_method(o, &choice, &method)))
+	if ((err = choose_method(o, &choice, &method, &pg)))
 		return err;
 	if (choice.cands[method].tried)
 		var = (struct variant){ choice.cands[method].focus, choice.cands[method].ever, NULL };
@@ -374,12 +413,15 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		plan->unchanged = true;
 		runs = 0;
 	}
+	pg.total = pg.at + runs * cachepin_plan_weight(o, method) + 1;
 	/* restarts: each a full search; the full model of every geometry judges */
 	for (run = 0; run < runs; run++) {
 		struct cachepin_plan cand;
 		double v;
 
-		if ((err = plan_build(m, o, method, &var, o->seed + run, &cand)))
+		snprintf(pg.label, sizeof(pg.label), runs > 1 ? "%s on the whole profile, run %u of %u" :
+			 "%s on the whole profile", method_names[method], run + 1, runs);
+		if ((err = plan_build(m, o, method, &var, o->seed + run, &cand, &pg)))
 			goto fail;
 		if ((err = score_layout(m, o, &cand, miss, NULL, NULL, &v))) {
 			cachepin_plan__release(&cand);
@@ -402,6 +444,9 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		goto fail;
 	}
 	plan->nr_evals = o->nr_caches;
+	snprintf(pg.label, sizeof(pg.label), "scoring the plan");
+	pg.cur = 1;
+	cachepin_plan_progress(&pg, 0);
 	{
 		uint64_t after[CACHEPIN_PLAN_MAX_GEO], lra[CACHEPIN_PLAN_MAX_GEO];
 		uint64_t before[CACHEPIN_PLAN_MAX_GEO], lrb[CACHEPIN_PLAN_MAX_GEO];
@@ -416,6 +461,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 			plan->evals[i].lru_after = lra[i];
 		}
 	}
+	cachepin_progress(pg.label, pg.total * 1000, pg.total * 1000);
 	return 0;
 fail:
 	cachepin_plan__release(plan);

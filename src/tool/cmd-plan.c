@@ -457,7 +457,9 @@ int cmd_plan(int argc, char **argv)
 	a.po.nr_caches = a.in.nr_caches;
 	if (plan_folds(&a, bin, &load, &hload, half))
 		goto out;
+	tool_progress_start("plan");
 	err = cachepin_plan__run(m, &a.po, &plan);
+	tool_progress_stop();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
 		if (err == -ENOMEM)

@@ -41,6 +41,7 @@ static int print_lib(enum cachepin_print_level level, const char *fmt, va_list a
 {
 	if ((int)level > tool_verbose)
 		return 0;
+	tool_progress_clear();
 	if (strncmp(fmt, "hint:", 5))
 		fputs("cachepin: ", stderr);
 	return vfprintf(stderr, fmt, ap);
@@ -49,6 +50,7 @@ static int print_lib(enum cachepin_print_level level, const char *fmt, va_list a
 /* PREFIX, the message, a newline: the tool's own messages on standard error. */
 static void report(const char *prefix, const char *fmt, va_list ap)
 {
+	tool_progress_clear();
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -39,6 +39,16 @@ int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 	       int (*on_opt)(int id, const char *arg, void *ctx), void *ctx);
 void tool_usage(const struct tool_cmd *cmd, FILE *f);
 
+/*
+ * Progress of the library's long work (cachepin_set_progress()) as one
+ * self-overwriting line "NAME: LABEL, N %" on standard error, if that is
+ * a terminal; clear erases it (every message does so first), stop
+ * erases it and ends it.
+ */
+void tool_progress_start(const char *name);
+void tool_progress_clear(void);
+void tool_progress_stop(void);
+
 __attribute__((format(printf, 1, 2))) int tool_error(const char *fmt, ...);
 /* "cachepin: warning: MESSAGE": something was lost or ignored, the run goes on. */
 __attribute__((format(printf, 1, 2))) void tool_warn(const char *fmt, ...);

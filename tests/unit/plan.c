@@ -329,6 +329,46 @@ static void check_candidates(const struct scene *sc, struct world *w)
 	w->po.nr_folds = 0;
 }
 
+/* What the progress callback was told: calls, and whether always forward. */
+static struct {
+	unsigned int calls;
+	bool back, over, labelled;
+	uint64_t done, total;
+} prog;
+
+static void record_progress(const char *label, uint64_t done, uint64_t total)
+{
+	/* done of total, the fraction never falling */
+	if (prog.calls && done * prog.total < prog.done * total)
+		prog.back = true;
+	if (done > total || !total)
+		prog.over = true;
+	if (!label || !*label)
+		prog.labelled = false;
+	prog.calls++;
+	prog.done = done;
+	prog.total = total;
+}
+
+/* The progress of a plan: it moves forward, ends at its total, changes nothing. */
+static void check_progress(const char *what, struct world *w, const struct cachepin_plan *plan)
+{
+	struct cachepin_plan again;
+
+	memset(&prog, 0, sizeof(prog));
+	prog.labelled = true;
+	cachepin_set_progress(record_progress);
+	CHECK(cachepin_plan__run(w->m, &w->po, &again) == 0 && same_plan(plan, &again),
+	      "%s: the same plan with a progress callback", what);
+	cachepin_set_progress(NULL);
+	CHECK(prog.calls >= 2 && !prog.back && !prog.over && prog.labelled,
+	      "%s: progress: %u calls, %s, %s", what, prog.calls, prog.back ? "went back" : "forward",
+	      prog.over ? "past its total" : "within it");
+	CHECK(prog.done == prog.total, "%s: progress ends at %llu of %llu", what,
+	      (unsigned long long)prog.done, (unsigned long long)prog.total);
+	cachepin_plan__release(&again);
+}
+
 static void check_scene(const struct scene *sc)
 {
 	struct cachepin_plan plan, again, best = { 0 }, one;
@@ -353,6 +393,7 @@ static void check_scene(const struct scene *sc)
 	check_layout(sc, &w, &plan);
 	check_align_round_trip(sc, &w, &plan);
 	CHECK(plan.seed == 1, "%s: seed %llu", sc->what, (unsigned long long)plan.seed);
+	check_progress(sc->what, &w, &plan);
 
 	/* the same seed, the same plan; restarts = 1 is the default */
 	w.po.restarts = 1;
