@@ -32,4 +32,7 @@ for f in le multi; do
 done
 grep -q '^# hostname .' be.meta || fail "no host name from the big-endian feature sections"
 grep -q '^# buildid ' be.meta || fail "no build-ids from the big-endian feature sections"
+# perf records the caches sysfs lists
+[ -z "$(ls /sys/devices/system/cpu/cpu0/cache 2> /dev/null)" ] || grep -q '^# cache L1 ' be.meta ||
+	fail "no caches from the big-endian CACHE section"
 exit 0

@@ -45,6 +45,14 @@ extern const struct cachepin_cache_preset cachepin_cache_presets[];
  */
 int cachepin_cache__parse(struct cachepin_cache *c, const char *spec);
 
+/*
+ * A geometry of SETS sets of WAYS ways of LINE-byte lines (LRU, named
+ * "SIZE:WAYS:LINE"), such as a machine reports its caches.  Returns 0,
+ * or -EINVAL with *WHY saying why the model cannot take it; logs nothing.
+ */
+int cachepin_cache__from_sets(struct cachepin_cache *c, uint32_t sets, uint32_t ways,
+			      uint32_t line, const char **why);
+
 /* Set index of ADDR. */
 static inline uint32_t cachepin_cache__set(const struct cachepin_cache *c, uint64_t addr)
 {

@@ -21,6 +21,13 @@ struct cachepin_perf_kmap {
 	uint64_t start, len, pgoff;
 };
 
+/* One cache of the recording machine (HEADER_CACHE, from sysfs cpu0 first). */
+struct cachepin_perf_cache {
+	uint32_t level, line, sets, ways;
+	char *type;		/* "Instruction", "Data", "Unified" */
+	char *size;		/* as sysfs says it: "32K" */
+};
+
 struct cachepin_perf_meta {
 	bool big_endian, pipe, compressed;
 	char *event;		/* name of the first sampling event, or NULL */
@@ -40,7 +47,15 @@ struct cachepin_perf_meta {
 	size_t nr_kmaps;
 	struct cachepin_perf_buildid *buildids;
 	size_t nr_buildids;
+	struct cachepin_perf_cache *caches;	/* HEADER_CACHE, in perf's order */
+	size_t nr_caches;
 };
+
+/*
+ * The recording machine's L1 instruction cache from HEADER_CACHE (the
+ * first level-1 "Instruction" entry), or NULL if the file has none.
+ */
+const struct cachepin_perf_cache *cachepin_perf_meta__l1i(const struct cachepin_perf_meta *m);
 
 /*
  * Open PATH ("-" for standard input, which must be pipe mode).  Returns

@@ -82,6 +82,12 @@ struct cachepin_profile {
 	double period_sum;	/* of all samples read */
 	double matched_weight;	/* of the matched ones */
 	uint32_t nr_slices;	/* time slices of the granules' weights; 0 = not in time order */
+	/*
+	 * The L1 instruction cache of the recording machine, as recorded
+	 * (perf.data's HEADER_CACHE), whether or not the model can take
+	 * it; rec_sets 0 = not known.
+	 */
+	uint32_t rec_sets, rec_ways, rec_line;
 	struct cachepin_pfunc *funcs;	/* sorted by weight, descending, then name */
 	size_t nr_funcs, cap_funcs;
 	struct cachepin_pedge *edges;	/* sorted by caller, callee, callsite */

@@ -83,29 +83,67 @@ static int parse_size(const char *s, uint32_t *out, uint64_t max)
 	return 0;
 }
 
-static int cache_set_geometry(struct cachepin_cache *c, uint32_t size, uint32_t ways,
-			      uint32_t line, const char *spec)
+/* Why SIZE:WAYS:LINE is no geometry the model takes, or NULL if it is one. */
+static const char *geometry_why(uint64_t size, uint64_t ways, uint64_t line)
 {
-	const char *why = NULL;
-
+	if (!size || !ways || !line)
+		return "a size, way count or line size is 0";
 	if (!is_pow2(line) || line < 4)
-		why = "LINE must be a power of two of at least 4 bytes";
-	else if (size % ((uint64_t)ways * line))
-		why = "SIZE must be a multiple of WAYS * LINE";
-	else if (!is_pow2(size / ((uint64_t)ways * line)))
-		why = "the sets, SIZE / (WAYS * LINE), must be a power of two";
-	else if (size / ((uint64_t)ways * line) > CACHE_MAX_SETS)
-		why = "at most 65536 sets";
-	if (why) {
-		pr_warn("invalid cache geometry '%s': %s\n", spec, why);
-		return -EINVAL;
-	}
+		return "LINE must be a power of two of at least 4 bytes";
+	if (line > CACHE_MAX_LINE || ways > CACHE_MAX_WAYS || size > CACHE_MAX_SIZE)
+		return "larger than any L1 cache (at most 64M, 1024 ways, 4096-byte lines)";
+	if (size % (ways * line))
+		return "SIZE must be a multiple of WAYS * LINE";
+	if (!is_pow2(size / (ways * line)))
+		return "the sets, SIZE / (WAYS * LINE), must be a power of two";
+	if (size / (ways * line) > CACHE_MAX_SETS)
+		return "at most 65536 sets";
+	return NULL;
+}
+
+static void cache_fill(struct cachepin_cache *c, uint32_t size, uint32_t ways, uint32_t line)
+{
 	c->size = size;
 	c->ways = ways;
 	c->line = line;
 	c->sets = size / (ways * line);
 	c->way_span = size / ways;
 	c->line_shift = (uint32_t)__builtin_ctz(line);
+}
+
+static int cache_set_geometry(struct cachepin_cache *c, uint32_t size, uint32_t ways,
+			      uint32_t line, const char *spec)
+{
+	const char *why = geometry_why(size, ways, line);
+
+	if (why) {
+		pr_warn("invalid cache geometry '%s': %s\n", spec, why);
+		return -EINVAL;
+	}
+	cache_fill(c, size, ways, line);
+	return 0;
+}
+
+static void cache_name(struct cachepin_cache *c)
+{
+	if (c->size % 1024)
+		snprintf(c->name, sizeof(c->name), "%u:%u:%u", c->size, c->ways, c->line);
+	else
+		snprintf(c->name, sizeof(c->name), "%uK:%u:%u", c->size / 1024, c->ways, c->line);
+}
+
+int cachepin_cache__from_sets(struct cachepin_cache *c, uint32_t sets, uint32_t ways,
+			      uint32_t line, const char **why)
+{
+	uint64_t size = (uint64_t)sets * ways * line;
+
+	memset(c, 0, sizeof(*c));
+	*why = sets ? geometry_why(size, ways, line) : "0 sets";
+	if (*why)
+		return -EINVAL;
+	cache_fill(c, (uint32_t)size, ways, line);
+	c->repl = CACHEPIN_REPL_LRU;
+	cache_name(c);
 	return 0;
 }
 
@@ -180,10 +218,7 @@ int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
 	err = cache_set_geometry(c, size, ways, line, spec);
 	if (err)
 		return err;
-	if (size % 1024)
-		snprintf(c->name, sizeof(c->name), "%u:%u:%u", size, ways, line);
-	else
-		snprintf(c->name, sizeof(c->name), "%uK:%u:%u", size / 1024, ways, line);
+	cache_name(c);
 	return 0;
 bad:
 	pr_warn("unknown cache '%s'\n", spec);

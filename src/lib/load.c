@@ -148,8 +148,13 @@ static int perf_sample(void *ctx, const struct cachepin_sample *s)
 	return cachepin_pbuild__add(pc->pb, s);
 }
 
+/* What a perf.data says besides its samples, for the profile. */
+struct perf_info {
+	uint32_t l1i[3];	/* sets, ways, line of the recording machine; 0 = none */
+};
+
 static int read_perf(struct cachepin_pbuild *pb, const struct cachepin_binary *bin,
-		     const char *path, const struct cachepin_load_opts *o)
+		     const char *path, const struct cachepin_load_opts *o, struct perf_info *info)
 {
 	struct perf_ctx pc = { pb, cachepin_perf__open(path), false };
 	int err;
@@ -159,7 +164,13 @@ static int read_perf(struct cachepin_pbuild *pb, const struct cachepin_binary *b
 	err = cachepin_perf__for_each_sample(pc.perf, perf_sample, &pc);
 	if (!err) {
 		const struct cachepin_perf_meta *m = cachepin_perf__meta(pc.perf);
+		const struct cachepin_perf_cache *c = cachepin_perf_meta__l1i(m);
 
+		if (c && c->sets && c->ways && c->line) {
+			info->l1i[0] = c->sets;
+			info->l1i[1] = c->ways;
+			info->l1i[2] = c->line;
+		}
 		check_build_id(bin, m, path, o->kernel);
 		if (m->nr_lost)
 			pr_warn("warning: '%s' lost %" PRIu64 " samples\n", path, m->nr_lost);
@@ -233,6 +244,7 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 					     const struct cachepin_load_opts *o, struct sniff *s)
 {
 	unsigned int flags = o->kernel ? CACHEPIN_PBUILD_KERNEL : CACHEPIN_PBUILD_USER;
+	struct perf_info info = { { 0 } };
 	struct cachepin_pbuild *pb;
 	struct cachepin_profile *p;
 	char *event = NULL;
@@ -249,7 +261,7 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 		return NULL;
 	}
 	if (s->kind == CACHEPIN_INPUT_PERF)
-		err = read_perf(pb, bin, path, o);
+		err = read_perf(pb, bin, path, o, &info);
 	else if (s->kind == CACHEPIN_INPUT_QEMU)
 		err = read_qemu(pb, bin, path, o, s);
 	else if (s->fd >= 0) {
@@ -271,6 +283,9 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 		p->event = event;
 	else
 		free(event);
+	p->rec_sets = info.l1i[0];
+	p->rec_ways = info.l1i[1];
+	p->rec_line = info.l1i[2];
 	if (!p->nr_matched) {
 		pr_warn("'%s': no sample matched a function of '%s' (0 of %" PRIu64 " samples)\n",
 			path, bin->path, p->nr_samples);

@@ -27,8 +27,13 @@ enum {
 	FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4, FEAT_VERSION = 5,
 	FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CPUID = 9,
 	FEAT_TOTAL_MEM = 10, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12,
-	FEAT_PMU_MAPPINGS = 16, FEAT_SAMPLE_TIME = 21, FEAT_COMPRESSED = 27,
+	FEAT_PMU_MAPPINGS = 16, FEAT_CACHE = 20, FEAT_SAMPLE_TIME = 21,
+	FEAT_COMPRESSED = 27,
 };
+
+/* HEADER_CACHE: the version perf writes, the one level entry's fixed part */
+#define CACHE_FEAT_VERSION	1
+#define CACHE_ENTRY_MIN		(4 * 4 + 3 * 4)	/* level..ways, three empty strings */
 
 /* ---- perf_event_attr ------------------------------------------------------ */
 

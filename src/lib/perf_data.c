@@ -97,7 +97,7 @@ struct cachepin_perf {
 	ssize_t kernel_idx;		/* into meta.kmaps, -1 if none */
 	uint64_t mod_lo, mod_hi;	/* bounding box of module maps */
 	size_t kmap_last;
-	size_t cap_kmaps, cap_buildids;
+	size_t cap_kmaps, cap_buildids, cap_caches;
 
 	struct cachepin_frame *frames;
 	size_t cap_frames;
@@ -990,6 +990,95 @@ out_bad:
 	return 0;
 }
 
+static void perf_free_caches(struct cachepin_perf_meta *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_caches; i++) {
+		free(m->caches[i].type);
+		free(m->caches[i].size);
+	}
+	m->nr_caches = 0;
+}
+
+/*
+ * HEADER_CACHE: u32 version (1), u32 nr, then per cache u32 level,
+ * line_size, sets, ways and the strings type, size and map.  Like perf,
+ * a section that does not parse is dropped as a whole; it only says
+ * what the recording machine was.
+ */
+static int perf_cache_feat(struct cachepin_perf *p, const uint8_t *q, size_t len)
+{
+	struct cachepin_perf_meta *m = &p->meta;
+	const char *why = NULL;
+	uint32_t version, nr, i;
+	size_t pos = 8, adv;
+	char *map;
+
+	perf_free_caches(m);
+	if (len < 8) {
+		why = "shorter than its header";
+		goto out_bad;
+	}
+	version = ld32(p, q);
+	nr = ld32(p, q + 4);
+	if (version != CACHE_FEAT_VERSION) {
+		why = "unknown version";
+		goto out_bad;
+	}
+	if (nr > (len - 8) / CACHE_ENTRY_MIN) {
+		why = "more caches than the section holds";
+		goto out_bad;
+	}
+	if (GROW(m->caches, p->cap_caches, nr))
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct cachepin_perf_cache *c = &m->caches[i];
+
+		memset(c, 0, sizeof(*c));
+		if (len - pos < 16) {
+			why = "truncated";
+			goto out_bad;
+		}
+		c->level = ld32(p, q + pos);
+		c->line = ld32(p, q + pos + 4);
+		c->sets = ld32(p, q + pos + 8);
+		c->ways = ld32(p, q + pos + 12);
+		pos += 16;
+		m->nr_caches++;		/* its strings are freed with it */
+		c->type = perf_string(p, q + pos, len - pos, &adv);
+		if (c->type)
+			pos += adv;
+		c->size = c->type ? perf_string(p, q + pos, len - pos, &adv) : NULL;
+		if (c->size)
+			pos += adv;
+		map = c->size ? perf_string(p, q + pos, len - pos, &adv) : NULL;
+		if (!map) {
+			why = "a string runs past the section";
+			goto out_bad;
+		}
+		pos += adv;
+		free(map);
+	}
+	return 0;
+
+out_bad:
+	perf_free_caches(m);
+	pr_warn("warning: '%s': bad CACHE feature section (%s), ignored\n", p->path, why);
+	return 0;
+}
+
+const struct cachepin_perf_cache *cachepin_perf_meta__l1i(const struct cachepin_perf_meta *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_caches; i++)
+		if (m->caches[i].level == 1 && m->caches[i].type &&
+		    !strcmp(m->caches[i].type, "Instruction"))
+			return &m->caches[i];
+	return NULL;
+}
+
 static int perf_feature(struct cachepin_perf *p, unsigned int feat,
 			const uint8_t *q, size_t len)
 {
@@ -1018,6 +1107,8 @@ static int perf_feature(struct cachepin_perf *p, unsigned int feat,
 		return perf_set_string(p, &meta->arch, q, len);
 	case FEAT_EVENT_DESC:
 		return perf_event_desc(p, q, len);
+	case FEAT_CACHE:
+		return perf_cache_feat(p, q, len);
 	case FEAT_COMPRESSED:
 		meta->compressed = true;
 		return 0;
@@ -1595,6 +1686,7 @@ static void perf_reset_meta(struct cachepin_perf *p)
 		for (i = 0; i < m->nr_buildids; i++)
 			free(m->buildids[i].name);
 		m->nr_buildids = 0;
+		perf_free_caches(m);
 	}
 }
 
@@ -1678,6 +1770,8 @@ void cachepin_perf__free(struct cachepin_perf *p)
 	for (i = 0; i < p->meta.nr_buildids; i++)
 		free(p->meta.buildids[i].name);
 	free(p->meta.buildids);
+	perf_free_caches(&p->meta);
+	free(p->meta.caches);
 	free(p->meta.kmaps);
 	free(p->meta.arch);
 	free(p->meta.osrelease);

@@ -25,8 +25,11 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 {
 	size_t i, j;
 
-	/* version 2 only adds the time slices: profiles without keep version 1 */
-	fprintf(f, "# cachepin-profile %d\n", p->nr_slices ? 2 : 1);
+	/*
+	 * version 2 adds the time slices, version 3 the recorded cache:
+	 * profiles without them keep the version that reads them
+	 */
+	fprintf(f, "# cachepin-profile %d\n", p->rec_sets ? 3 : p->nr_slices ? 2 : 1);
 	fprintf(f, "event %s\n", p->event ? p->event : "-");
 	fprintf(f, "binary %s\n", p->binary ? p->binary : "-");
 	fprintf(f, "build-id %s\n", p->build_id && *p->build_id ? p->build_id : "-");
@@ -37,6 +40,8 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	fputc(' ', f);
 	put_num(f, p->matched_weight);
 	fputc('\n', f);
+	if (p->rec_sets)
+		fprintf(f, "cache %u %u %u\n", p->rec_sets, p->rec_ways, p->rec_line);
 	if (p->nr_slices)
 		fprintf(f, "slices %u\n", p->nr_slices);
 	for (i = 0; i < p->nr_objects; i++) {
@@ -163,7 +168,22 @@ static int set_str(char **dst, const char *s)
 	return 0;
 }
 
-/* event, binary, build-id, granule, samples, period, slices */
+/* SETS WAYS LINE of a 'cache' line: each 1 to UINT32_MAX, as perf records them */
+static int read_cache(struct reader *r, char **fv)
+{
+	uint64_t v[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (parse_u64(fv[1 + i], &v[i]) || !v[i] || v[i] > UINT32_MAX)
+			return bad_line(r, "bad 'cache' line (sets, ways, line size)");
+	r->p->rec_sets = (uint32_t)v[0];
+	r->p->rec_ways = (uint32_t)v[1];
+	r->p->rec_line = (uint32_t)v[2];
+	return 0;
+}
+
+/* event, binary, build-id, granule, samples, period, cache, slices */
 static int read_header(struct reader *r, char **fv, int nf)
 {
 	struct cachepin_profile *p = r->p;
@@ -188,6 +208,8 @@ static int read_header(struct reader *r, char **fv, int nf)
 			return bad_line(r, "'samples' has more matched samples than samples");
 		return 0;
 	}
+	if (!strcmp(fv[0], "cache") && nf == 4)
+		return read_cache(r, fv);
 	if (!strcmp(fv[0], "slices") && nf == 2) {
 		if (parse_u64(fv[1], &u) || u < 2 || u > CACHEPIN_PROFILE_SLICES)
 			return bad_line(r, "bad 'slices' line (2 to 16 time slices)");
@@ -350,8 +372,8 @@ static int read_line(struct reader *r, char *line)
 	int nf;
 
 	if (r->lineno == 1)
-		return strncmp(line, "# cachepin-profile 1", 20) && strncmp(line, "# cachepin-profile 2", 20) ?
-		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1' or '2' line)") : 0;
+		return strncmp(line, "# cachepin-profile ", 19) || !line[19] || !strchr("123", line[19]) ?
+		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)") : 0;
 	if (line[0] == '#')
 		return 0;
 	nf = (int)cachepin_scan_split(line, fv, ARRAY_SIZE(fv));

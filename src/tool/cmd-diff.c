@@ -85,6 +85,7 @@ static int build_open(struct diff_args *a, struct build *b, const char *path, co
 	b->bin = elf ? tool_open_binary(&a->in) : cachepin_binary__open_symmap(path);
 	if (!b->bin || tool_load_profile(&a->in, b->bin, profile, &b->load))
 		return 1;
+	tool_recorded_cache(&a->in, &b->load, profile);
 	b->model = cachepin_model__new(b->load.profile, b->bin, b->load.map, &mo);
 	if (!b->model)
 		return tool_error("'%s': cannot build the model: %s", path, strerror(errno));

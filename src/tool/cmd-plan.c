@@ -445,6 +445,7 @@ int cmd_plan(int argc, char **argv)
 	bin = tool_open_binary(&a.in);
 	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
+	tool_recorded_cache(&a.in, &load, argv[first + 1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	m = cachepin_model__new(load.profile, bin, load.map,
 				&(struct cachepin_model_opts){ .refs = a.refs, .whole = a.whole });

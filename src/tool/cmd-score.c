@@ -325,6 +325,7 @@ int cmd_score(int argc, char **argv)
 		return 1;
 	if (tool_load_profile(&a.in, r.bin, argv[first + 1], &load))
 		goto out;
+	tool_recorded_cache(&a.in, &load, argv[first + 1]);
 	r.prof = load.profile;
 	mo.refs = a.refs;
 	mo.whole = a.whole;

@@ -199,6 +199,7 @@ int cmd_whatif(int argc, char **argv)
 	bin = tool_open_binary(&a.in);
 	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
+	tool_recorded_cache(&a.in, &load, argv[first + 1]);
 	m = cachepin_model__new(load.profile, bin, load.map, &mo);
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));

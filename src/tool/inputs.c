@@ -88,11 +88,34 @@ void tool_inputs_release(struct tool_inputs *in)
 	in->nr_objects = in->nr_fixed = 0;
 }
 
+#define DEFAULT_CACHE "cortex-a9-32k"
+
 int tool_default_cache(struct tool_inputs *in)
 {
 	if (in->nr_caches)
 		return 0;
-	return cachepin_cache__parse(&in->caches[in->nr_caches++], "cortex-a9-32k");
+	in->cache_default = true;
+	return cachepin_cache__parse(&in->caches[in->nr_caches++], DEFAULT_CACHE);
+}
+
+void tool_recorded_cache(struct tool_inputs *in, const struct cachepin_load *l, const char *path)
+{
+	const struct cachepin_profile *p = l->profile;
+	const char *why, *from = l->kind == CACHEPIN_INPUT_PERF ? "the HEADER_CACHE" : "the 'cache' line";
+	struct cachepin_cache c;
+
+	if (!in->cache_default || !p || !p->rec_sets)
+		return;
+	in->cache_default = false;	/* once, for the first profile */
+	if (cachepin_cache__from_sets(&c, p->rec_sets, p->rec_ways, p->rec_line, &why)) {
+		tool_warn("%s of '%s' gives an L1 Instruction cache of %u sets, %u ways, %u-byte lines, which the model cannot take (%s); using %s",
+			  from, path, p->rec_sets, p->rec_ways, p->rec_line, why, in->caches[0].name);
+		tool_hint("give the cache with --cache SIZE:WAYS:LINE");
+		return;
+	}
+	in->caches[0] = c;
+	fprintf(stderr, "cachepin: cache %s from %s of '%s' (L1 Instruction of the recording machine)\n",
+		c.name, from, path);
 }
 
 struct cachepin_binary *tool_open_binary(struct tool_inputs *in)

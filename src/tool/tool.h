@@ -66,6 +66,7 @@ struct tool_inputs {
 	int mode;		/* 0 auto, 1 kernel, 2 user */
 	struct cachepin_cache caches[8];
 	size_t nr_caches;
+	bool cache_default;	/* no --cache: the recorded cache may replace the default */
 	bool static_cg;
 	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
 	uint64_t ebase;		/* --ebase (32-bit MIPS kernels) */
@@ -81,7 +82,7 @@ struct tool_inputs {
 	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }
 
 #define TOOL_CACHE_OPT \
-	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several", 'c' }
+	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several (default: the recording machine's L1I from perf.data, else cortex-a9-32k)", 'c' }
 
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
 /* Parse a non-negative number for option WHAT; 0, or EXIT_USAGE after an error. */
@@ -91,6 +92,12 @@ int tool_parse_u64(const char *arg, uint64_t *v, const char *what);
 int tool_parse_count(const char *arg, uint64_t *v, const char *what, uint64_t max);
 
 int tool_default_cache(struct tool_inputs *in);
+/*
+ * Without --cache: the L1 instruction cache of the machine that recorded
+ * L's profile (from PATH) in place of the default, saying so; a recorded
+ * cache the model cannot take leaves the default, with a warning.
+ */
+void tool_recorded_cache(struct tool_inputs *in, const struct cachepin_load *l, const char *path);
 void tool_inputs_release(struct tool_inputs *in);
 
 /*

@@ -22,8 +22,14 @@ for t in $targets; do
 	[ -d "$top/tests/fuzz/seeds/$t" ] && cp -n "$top/tests/fuzz/seeds/$t"/* "$c/" 2>/dev/null || true
 	case $t in
 	perf-data)
-		[ -x "$top/build/tests/tools/perf-synth" ] && [ -x "$top/build/tests/unit/cache" ] &&
-			"$top/build/tests/tools/perf-synth" -n 50 "$top/build/tests/unit/cache" "$c/synth.data" > /dev/null 2>&1 || true ;;
+		# perf-synth writes kernel samples: on a small kernel, made here; one file with a CACHE feature
+		k=$B/synthkern
+		[ -x "$k" ] || ${CC:-cc} -O2 -nostdlib -static -no-pie -Wl,--defsym=_text=0x401000 \
+			-Wl,-e,start_kernel -o "$k" "$top/tests/src/synthkern.c" > /dev/null 2>&1 || true
+		if [ -x "$top/build/tests/tools/perf-synth" ] && [ -x "$k" ]; then
+			"$top/build/tests/tools/perf-synth" -n 50 "$k" "$c/synth.data" > /dev/null 2>&1 || true
+			"$top/build/tests/tools/perf-synth" -n 20 -C 64:8:64 "$k" "$c/synth-cache.data" > /dev/null 2>&1 || true
+		fi ;;
 	elf | linkmap)
 		[ -x "$top/build/tests/unit/cache" ] && cp -n "$top/build/tests/unit/cache" "$c/unit-cache.elf" 2>/dev/null || true ;;
 	esac

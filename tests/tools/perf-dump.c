@@ -88,6 +88,10 @@ static void print_meta(const struct cachepin_perf_meta *m)
 			printf("%02x", m->buildids[i].id[j]);
 		printf(" %s\n", m->buildids[i].name);
 	}
+	for (i = 0; i < m->nr_caches; i++)
+		printf("# cache L%u %s sets %u ways %u line %u size %s\n", m->caches[i].level,
+		       m->caches[i].type, m->caches[i].sets, m->caches[i].ways, m->caches[i].line,
+		       m->caches[i].size);
 }
 
 int main(int argc, char **argv)

@@ -3,7 +3,8 @@
  * perf-synth: write a large, valid perf.data of kernel samples on the
  * functions of an ELF, for the benchmark.
  *
- *   perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-v] VMLINUX OUT
+ *   perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-v]
+ *              VMLINUX OUT
  *
  * The file is what 'perf record -e cpu-clock -a -g' writes on a router
  * (little-endian file mode): one cpu-clock attr with sample_type
@@ -11,7 +12,9 @@
  * the kernel MMAP "[kernel.kallsyms]_text" whose pgoff is the address of
  * _text (no KASLR), COMM records, then SAMPLES kernel samples (default
  * 1000000) of period 250000, FINISHED_ROUND records between batches, and
- * an EVENT_DESC feature naming the event.
+ * an EVENT_DESC feature naming the event.  -C adds a CACHE feature (as
+ * perf writes it from sysfs) of two level-1 caches, Data and
+ * Instruction, both of that geometry, whatever it is.
  *
  * Samples are deterministic for a SEED: leaf functions follow a Zipf
  * distribution (EXPONENT, default 1.1) over a shuffled order of the functions (so hot code is
@@ -156,6 +159,41 @@ static void write_attr(uint8_t *p, uint64_t freq)
 	st16(p + 108, 127);		/* sample_max_stack */
 }
 
+static uint32_t cache_geom[3];	/* -C: sets, ways, line; 0 = no CACHE feature */
+
+/* a perf string: u32 length, the bytes NUL-padded to 64 */
+static uint8_t *st_str(uint8_t *p, const char *s)
+{
+	p = st32(p, 64);
+	memset(p, 0, 64);
+	memcpy(p, s, strlen(s));
+	return p + 64;
+}
+
+/* HEADER_CACHE version 1: L1 Data, L1 Instruction; returns its size */
+static size_t write_cache(uint8_t *buf)
+{
+	static const char *const types[2] = { "Data", "Instruction" };
+	uint8_t *p = buf;
+	char size[32];
+	int i;
+
+	snprintf(size, sizeof(size), "%lluK",
+		 (unsigned long long)cache_geom[0] * cache_geom[1] * cache_geom[2] / 1024);
+	p = st32(p, 1);
+	p = st32(p, 2);
+	for (i = 0; i < 2; i++) {
+		p = st32(p, 1);
+		p = st32(p, cache_geom[2]);
+		p = st32(p, cache_geom[0]);
+		p = st32(p, cache_geom[1]);
+		p = st_str(p, types[i]);
+		p = st_str(p, size);
+		p = st_str(p, "0-1");
+	}
+	return p - buf;
+}
+
 static void write_header(uint64_t attrs_off, uint64_t data_off, uint64_t data_size)
 {
 	uint8_t h[FILE_HEADER_SIZE] = MAGIC_V2;
@@ -167,7 +205,7 @@ static void write_header(uint64_t attrs_off, uint64_t data_off, uint64_t data_si
 	st64(h + 40, data_off);
 	st64(h + 48, data_size);
 	/* 56: event_types, unused */
-	st64(h + 72, 1ULL << FEAT_EVENT_DESC);
+	st64(h + 72, 1ULL << FEAT_EVENT_DESC | (cache_geom[0] ? 1ULL << FEAT_CACHE : 0));
 	put(h, sizeof(h));
 }
 
@@ -245,7 +283,7 @@ static uint64_t call_site(const struct cachepin_binary *bin, const struct node *
 int main(int argc, char **argv)
 {
 	const char *usage =
-		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-v] VMLINUX OUT\n";
+		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-v] VMLINUX OUT\n";
 	uint64_t nr_samples = 1000000, seed = 1, rng, t, ids[64], ref, end = 0;
 	uint64_t ids_off, attrs_off, data_off, data_end, hist[MAX_CALLERS + 1] = { 0 };
 	unsigned int ncpus = 2, i, verbose = 0, proc_total = 0;
@@ -254,12 +292,13 @@ int main(int argc, char **argv)
 	struct node *nodes;
 	uint32_t *hot, nr = 0;
 	double *cdf, sum = 0, zipf = 1.1;
-	uint8_t attr[ATTR_SIZE + 16], rec[8 * (16 + MAX_CALLERS)];
+	uint8_t attr[ATTR_SIZE + 16], rec[8 * (16 + MAX_CALLERS)], cbuf[512];
+	char junk;
 	size_t fi;
 	uint64_t k;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s:c:z:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:z:C:v")) != -1) {
 		char *e;
 
 		switch (opt) {
@@ -282,6 +321,11 @@ int main(int argc, char **argv)
 			zipf = strtod(optarg, &e);
 			if (*e || !*optarg || !(zipf > 0 && zipf < 10))
 				die("bad exponent '%s' (0 to 10)", optarg);
+			break;
+		case 'C':
+			if (sscanf(optarg, "%u:%u:%u%c", &cache_geom[0], &cache_geom[1], &cache_geom[2],
+				   &junk) != 3 || !cache_geom[0])
+				die("bad cache '%s' (SETS:WAYS:LINE)", optarg);
 			break;
 		case 'v':
 			verbose = 1;
@@ -463,11 +507,23 @@ int main(int argc, char **argv)
 	}
 	data_end = written;
 
-	/* feature table (one entry), then the EVENT_DESC section */
-	st64(rec, data_end + 16);
-	st64(rec + 8, 8 + ATTR_SIZE + 8 + 64 + 8 * ncpus);
-	put(rec, 16);
-	write_event_desc(1000000000 / PERIOD, ids, ncpus);
+	/* feature table (an entry per bit, in bit order), then the sections */
+	{
+		uint64_t desc = 8 + ATTR_SIZE + 8 + 64 + 8 * ncpus, nfeat = cache_geom[0] ? 2 : 1;
+		size_t csize = cache_geom[0] ? write_cache(cbuf) : 0;
+
+		st64(rec, data_end + 16 * nfeat);
+		st64(rec + 8, desc);
+		put(rec, 16);
+		if (csize) {
+			st64(rec, data_end + 16 * nfeat + desc);
+			st64(rec + 8, csize);
+			put(rec, 16);
+		}
+		write_event_desc(1000000000 / PERIOD, ids, ncpus);
+		if (csize)
+			put(cbuf, csize);
+	}
 
 	if (fseeko(out, 0, SEEK_SET))
 		die("cannot seek '%s': %s", out_path, strerror(errno));

@@ -466,7 +466,7 @@ static uint64_t swap_string(uint64_t o, uint64_t end)
 /* Swap the feature section FEAT at [o, o+size); false: drop it. */
 static bool swap_feature(unsigned int feat, uint64_t o, uint64_t size)
 {
-	uint64_t end = o + size, q, n, i, asz, nid;
+	uint64_t end = o + size, q, n, i, j, asz, nid;
 
 	need(o, size, "feature section");
 	switch (feat) {
@@ -530,6 +530,22 @@ static bool swap_feature(unsigned int feat, uint64_t o, uint64_t size)
 				die("EVENT_DESC section is too short");
 			sw64n(q, nid);
 			q += 8 * nid;
+		}
+		return true;
+	case FEAT_CACHE:	/* u32 version, nr, {u32 level, line, sets, ways; 3 strings}[nr] */
+		if (size < 8)
+			die("CACHE section is too short");
+		n = le32(o + 4);
+		sw32(o);
+		sw32(o + 4);
+		for (q = o + 8, i = 0; i < n; i++) {
+			if (end - q < 16)
+				die("CACHE section is too short");
+			for (j = 0; j < 4; j++)
+				sw32(q + 4 * j);
+			q = swap_string(q + 16, end);
+			q = swap_string(q, end);
+			q = swap_string(q, end);
 		}
 		return true;
 	case FEAT_PMU_MAPPINGS:	/* u32 nr, {u32 type; string name}[nr] */

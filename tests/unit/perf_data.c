@@ -141,16 +141,21 @@ static void w_string(struct wb *w, const char *s)
 	w_pad(w, padded - n);
 }
 
+/* The CACHE feature section make_file() adds, in its byte order; none if NULL. */
+static const struct wb *cache_feat;
+
 /*
  * A file-mode perf.data with attrs ATTRS and the record stream DATA
- * (written in the same byte order), plus HOSTNAME and EVENT_DESC.
+ * (written in the same byte order), plus HOSTNAME, EVENT_DESC and
+ * cache_feat.
  */
 static struct wb make_file(bool be, const struct attr_spec *attrs, int nr,
 			   const struct wb *data, bool bitmap32)
 {
 	struct wb w = { .be = be };
 	size_t attr_size = ATTR_SIZE_VER7 + 16, attrs_off = FILE_HEADER_SIZE, ids_off, feat, sec;
-	uint64_t bitmap = 1ULL << FEAT_HOSTNAME | 1ULL << FEAT_EVENT_DESC;
+	uint64_t bitmap = 1ULL << FEAT_HOSTNAME | 1ULL << FEAT_EVENT_DESC |
+			  (cache_feat ? 1ULL << FEAT_CACHE : 0);
 	int i, j;
 
 	w_bytes(&w, be ? MAGIC_V2_BE : MAGIC_V2, MAGIC_SIZE);
@@ -183,7 +188,7 @@ static struct wb make_file(bool be, const struct attr_spec *attrs, int nr,
 	w_bytes(&w, data->b, data->n);
 
 	feat = w.n;
-	w_pad(&w, 32);
+	w_pad(&w, cache_feat ? 48 : 32);
 	sec = w.n;
 	w_string(&w, "unit-host");
 	w_put64(&w, feat, sec);
@@ -200,6 +205,11 @@ static struct wb make_file(bool be, const struct attr_spec *attrs, int nr,
 	}
 	w_put64(&w, feat + 16, sec);
 	w_put64(&w, feat + 24, w.n - sec);
+	if (cache_feat) {
+		w_put64(&w, feat + 32, w.n);
+		w_put64(&w, feat + 40, cache_feat->n);
+		w_bytes(&w, cache_feat->b, cache_feat->n);
+	}
 	return w;
 }
 
@@ -688,6 +698,149 @@ static void test_maps(void)
 	free(d.b);
 }
 
+struct cache_spec {
+	uint32_t level, line, sets, ways;
+	const char *type, *size;
+};
+
+/* HEADER_CACHE: VERSION, NR (the count it claims), then N entries. */
+static void w_cache_feat(struct wb *w, uint32_t version, uint32_t nr,
+			 const struct cache_spec *c, int n)
+{
+	int i;
+
+	w32(w, version);
+	w32(w, nr);
+	for (i = 0; i < n; i++) {
+		w32(w, c[i].level);
+		w32(w, c[i].line);
+		w32(w, c[i].sets);
+		w32(w, c[i].ways);
+		w_string(w, c[i].type);
+		w_string(w, c[i].size);
+		w_string(w, "0-1");
+	}
+}
+
+/* Read a file-mode perf.data of one sample whose CACHE section is F. */
+static const struct cachepin_perf_meta *read_cache_feat(const struct wb *f, struct cachepin_perf **p)
+{
+	struct attr_spec a = { .sample_type = ST_IP | ST_TID | ST_PERIOD };
+	struct wb d = { .be = f->be }, w;
+	struct got g;
+	size_t at;
+	int err;
+
+	at = rec_begin(&d, REC_SAMPLE, CPUMODE_USER);
+	w64(&d, 0x1000);
+	w32(&d, 7);
+	w32(&d, 7);
+	w64(&d, 5);
+	rec_end(&d, at);
+	cache_feat = f;
+	w = make_file(f->be, &a, 1, &d, false);
+	cache_feat = NULL;
+	write_tmp(&w);
+	err = read_tmp(&g, p);
+	free(w.b);
+	free(d.b);
+	CHECK(err == 0 && g.nr == 1, "cache feature: err %d nr %d (%s)", err, g.nr, last_msg);
+	return *p ? cachepin_perf__meta(*p) : NULL;
+}
+
+/* HEADER_CACHE: both byte orders, then versions, counts and strings that do not fit. */
+static void test_cache(void)
+{
+	static const struct cache_spec two[] = {
+		{ 1, 64, 64, 12, "Data", "48K" },
+		{ 1, 64, 64, 8, "Instruction", "32K" },
+		{ 2, 64, 1024, 16, "Unified", "1024K" },
+	};
+	const struct cachepin_perf_meta *m;
+	const struct cachepin_perf_cache *c;
+	struct cachepin_perf *p = NULL;
+	struct wb f = { 0 }, cut;
+	size_t n, full;
+	int be;
+
+	for (be = 0; be < 2; be++) {
+		f.be = be;
+		f.n = 0;
+		w_cache_feat(&f, 1, 3, two, 3);
+		m = read_cache_feat(&f, &p);
+		CHECK(m && m->nr_caches == 3, "be %d: %zu caches (%s)", be, m ? m->nr_caches : 0, last_msg);
+		c = m ? cachepin_perf_meta__l1i(m) : NULL;
+		CHECK(c && c->level == 1 && c->sets == 64 && c->ways == 8 && c->line == 64 &&
+		      !strcmp(c->type, "Instruction") && !strcmp(c->size, "32K"),
+		      "be %d: the L1 Instruction cache", be);
+		CHECK(m && m->nr_caches == 3 && m->caches[2].level == 2 && m->caches[2].sets == 1024 &&
+		      !strcmp(m->caches[2].type, "Unified"), "be %d: the L2 cache", be);
+		cachepin_perf__free(p);
+		p = NULL;
+	}
+
+	/* only data and unified caches: no L1 Instruction */
+	f.be = false;
+	f.n = 0;
+	w_cache_feat(&f, 1, 1, two, 1);
+	m = read_cache_feat(&f, &p);
+	CHECK(m && m->nr_caches == 1 && !cachepin_perf_meta__l1i(m), "no L1 Instruction cache");
+	cachepin_perf__free(p);
+	p = NULL;
+
+	/* bad sections are dropped whole with a warning, and the file still reads */
+	{
+		static const struct {
+			uint32_t version, nr;
+			int n;
+			const char *msg;
+		} bad[] = {
+			{ 2, 2, 2, "bad CACHE feature section (unknown version), ignored" },
+			{ 1, UINT32_MAX, 2, "bad CACHE feature section (more caches than the section holds), ignored" },
+			{ 1, 9, 2, "bad CACHE feature section (more caches than the section holds), ignored" },
+			{ 1, 3, 2, "bad CACHE feature section (truncated), ignored" },
+		};
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE_T(bad); i++) {
+			f.n = 0;
+			w_cache_feat(&f, bad[i].version, bad[i].nr, two, bad[i].n);
+			if (i == 3)	/* the third cut inside its fixed part */
+				w_pad(&f, 10);
+			m = read_cache_feat(&f, &p);
+			CHECK(m && m->nr_caches == 0 && strstr(last_msg, bad[i].msg),
+			      "bad %zu: %zu caches, '%s'", i, m ? m->nr_caches : 0, last_msg);
+			cachepin_perf__free(p);
+			p = NULL;
+		}
+	}
+	/* a string length past the section */
+	f.n = 0;
+	w_cache_feat(&f, 1, 1, two, 1);
+	w_put16(&f, 8 + 16, 0xfff0);
+	m = read_cache_feat(&f, &p);
+	CHECK(m && m->nr_caches == 0 &&
+	      strstr(last_msg, "bad CACHE feature section (a string runs past the section), ignored"),
+	      "string length: '%s'", last_msg);
+	cachepin_perf__free(p);
+	p = NULL;
+
+	/* every cut of the section: all caches or none, never a crash */
+	f.n = 0;
+	w_cache_feat(&f, 1, 2, two, 2);
+	full = f.n;
+	cut = f;
+	for (n = 0; n < full; n++) {
+		cut.n = n;
+		m = read_cache_feat(&cut, &p);
+		CHECK(m && m->nr_caches == 0 && strstr(last_msg, "bad CACHE feature section"),
+		      "cut at %zu: %zu caches '%s'", n, m ? m->nr_caches : 0, last_msg);
+		cachepin_perf__free(p);
+		p = NULL;
+	}
+	free(f.b);
+}
+
 /* Pipe mode: HEADER_ATTR, HEADER_FEATURE (unaligned), payload-carrying records. */
 static struct wb make_pipe(bool be, bool compress, bool v2)
 {
@@ -937,6 +1090,7 @@ int main(void)
 	test_be_flags();
 	test_maps();
 	test_pipe();
+	test_cache();
 	test_errors();
 	test_mutations();
 	unlink(tmpfile_name);

@@ -148,6 +148,13 @@ static void test_round_trips(void)
 	round_trip("slices", "# cachepin-profile 2\nslices 3\nf a - 6 3 6 32\ng 0x0 4 1 0 3\ng 0x10 2 0 2 0\n",
 		   "# cachepin-profile 2\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
 		   "samples 0 0\nperiod 0 0\nslices 3\nf a - 6 3 6 32\ng 0x0 4 1 0 3\ng 0x10 2 0 2 0\n", false);
+	/* the recording machine's cache: version 3, kept as recorded (3 sets: not modelled) */
+	round_trip("cache", "# cachepin-profile 1\ncache 3 8 64\nf a - 1 1 1 32\n",
+		   "# cachepin-profile 3\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
+		   "samples 0 0\nperiod 0 0\ncache 3 8 64\nf a - 1 1 1 32\n", false);
+	round_trip("cache-slices", "# cachepin-profile 3\nslices 2\ncache 64 8 0x40\nf a - 2 1 2 32\ng 0x0 2 1 1\n",
+		   "# cachepin-profile 3\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
+		   "samples 0 0\nperiod 0 0\ncache 64 8 64\nslices 2\nf a - 2 1 2 32\ng 0x0 2 1 1\n", false);
 	round_trip("empty", "# cachepin-profile 1\n",
 		   "# cachepin-profile 1\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
 		   "samples 0 0\nperiod 0 0\n", false);
@@ -163,8 +170,13 @@ struct bad {
 
 static const struct bad bads[] = {
 	{ "", 1, "empty file" },
-	{ "# cachepin-profile 3\n", 1, "not a cachepin profile (no '# cachepin-profile 1' or '2' line)" },
-	{ "event x\n", 1, "not a cachepin profile (no '# cachepin-profile 1' or '2' line)" },
+	{ "# cachepin-profile 4\n", 1, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)" },
+	{ "# cachepin-profile \n", 1, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)" },
+	{ "event x\n", 1, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)" },
+	{ V "cache 64 8\n", 2, "unknown line" },
+	{ V "cache 64 0 64\n", 2, "bad 'cache' line (sets, ways, line size)" },
+	{ V "cache 64 8 4294967296\n", 2, "bad 'cache' line (sets, ways, line size)" },
+	{ V "cache 64 -8 64\n", 2, "bad 'cache' line (sets, ways, line size)" },
 	{ V "# c\n\nf a - 1 2 3\n", 4, "'f' needs name, object, weight, samples, inclusive, size" },
 	{ V "f a - 1 2 3 4 5\n", 2, "'f' needs name, object, weight, samples, inclusive, size" },
 	{ V "f a - x 1 1 1\n", 2, "bad number in 'f' line" },
