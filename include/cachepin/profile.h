@@ -119,6 +119,13 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
  */
 void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
 				     uint64_t runtime_addr);
+/*
+ * Frames in DSO (a mapping's file name as the reader gives it) are code
+ * of the binary whatever their name: the recording says DSO has the
+ * binary's build-id (a copy, a renamed file).  Returns 0 or -ENOMEM
+ * (then finish fails too).
+ */
+int cachepin_pbuild__add_dso(struct cachepin_pbuild *pb, const char *dso);
 /* Add one sample.  Returns 0 or -ENOMEM (then finish fails too). */
 int cachepin_pbuild__add(void *pb, const struct cachepin_sample *s);
 /*

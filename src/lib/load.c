@@ -17,9 +17,15 @@
 #include "cachepin/profile.h"
 #include "cachepin/qemu.h"
 #include "cachepin/textin.h"
+/* a failed add marks the entry instead of exit() */
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(ke) ((ke)->oom = true)
+#include <uthash.h>
 #include "profile-int.h"
 #include "internal.h"
 #include "perf-format.h"
+
+#define WHERE_SHOWN 3	/* mappings named when no sample matched */
 
 #define HEAD_MAX 255	/* bytes of an input read to tell what it is */
 
@@ -97,13 +103,49 @@ static int sniff(const char *path, struct sniff *s)
 	return 0;
 }
 
+/* A recorded build-id in hex into BUF (41 bytes or more). */
+static char *bid_hex(const struct cachepin_perf_buildid *b, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t j;
+
+	for (j = 0; j < b->size && j < sizeof(b->id); j++) {
+		buf[2 * j] = hex[b->id[j] >> 4];
+		buf[2 * j + 1] = hex[b->id[j] & 15];
+	}
+	buf[2 * j] = '\0';
+	return buf;
+}
+
+/*
+ * Is the recorded build-id THEIRS (hex) the binary's MINE?  perf pads a
+ * shorter id (an MD5 one) to 20 bytes when it does not record the size.
+ */
+static bool bid_equal(const char *mine, const char *theirs)
+{
+	size_t n = strlen(mine);
+
+	return !strncmp(mine, theirs, n) && strspn(theirs + n, "0") == strlen(theirs + n);
+}
+
+/* The build-id perf recorded for the mapping NAME, or NULL. */
+static const struct cachepin_perf_buildid *bid_of(const struct cachepin_perf_meta *m,
+						  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_buildids; i++)
+		if (!strcmp(m->buildids[i].name, name))
+			return &m->buildids[i];
+	return NULL;
+}
+
 /* Warn when the build-id that PATH recorded for the binary is not BIN's. */
 static void check_build_id(const struct cachepin_binary *bin, const struct cachepin_perf_meta *m,
 			   const char *path, bool kernel)
 {
-	static const char hex[] = "0123456789abcdef";
-	char mine[129], theirs[129];
-	size_t i, j;
+	char mine[129], theirs[41];
+	size_t i;
 
 	cachepin_binary__build_id_str(bin, mine);
 	if (!*mine)
@@ -115,28 +157,101 @@ static void check_build_id(const struct cachepin_binary *bin, const struct cache
 
 		if (!match)
 			continue;
-		for (j = 0; j < b->size && j < 64; j++) {
-			theirs[2 * j] = hex[b->id[j] >> 4];
-			theirs[2 * j + 1] = hex[b->id[j] & 15];
-		}
-		theirs[2 * j] = '\0';
-		if (strcmp(mine, theirs))
+		bid_hex(b, theirs);
+		if (!bid_equal(mine, theirs))
 			pr_warn("warning: build-id of '%s' (%s) differs from the one '%s' recorded (%s)\n",
 				bin->path, mine, path, theirs);
 		return;
 	}
 }
 
+/* Samples per mapping of their innermost frame. */
+struct dso_count {
+	char *name;
+	uint64_t n;
+	bool oom;		/* not added: out of memory (uthash_nonfatal_oom) */
+	UT_hash_handle hh;
+};
+
 struct perf_ctx {
 	struct cachepin_pbuild *pb;
 	struct cachepin_perf *perf;
-	bool ref_done;
+	const struct cachepin_binary *bin;
+	const char *path;
+	bool kernel;
+	bool ref_done, alias_done;
+	struct dso_count *dsos;
 };
+
+/*
+ * User mappings of another name than the binary's that perf recorded
+ * with its build-id (a copy, a renamed file) are the binary's code.
+ * perf writes the build-ids before the samples are read (a file's
+ * header feature, a pipe's records read in the first pass).
+ */
+static int add_aliases(struct perf_ctx *pc)
+{
+	const struct cachepin_perf_meta *m = cachepin_perf__meta(pc->perf);
+	const char *base = cachepin_base_name(pc->bin->path);
+	char mine[129], theirs[41];
+	size_t i;
+	int err;
+
+	cachepin_binary__build_id_str(pc->bin, mine);
+	if (!*mine || pc->kernel)
+		return 0;
+	for (i = 0; i < m->nr_buildids; i++) {
+		const struct cachepin_perf_buildid *b = &m->buildids[i];
+
+		if (b->name[0] == '[' || !strcmp(cachepin_base_name(b->name), base) ||
+		    !bid_equal(mine, bid_hex(b, theirs)))
+			continue;
+		pr_info("'%s': samples in '%s' are of '%s' (build-id %s)\n", pc->path, b->name,
+			pc->bin->path, mine);
+		err = cachepin_pbuild__add_dso(pc->pb, b->name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int count_dso(struct perf_ctx *pc, const struct cachepin_sample *s)
+{
+	const char *name = s->nr && s->frames[0].dso ? s->frames[0].dso : "[unknown]";
+	struct dso_count *e;
+
+	HASH_FIND_STR(pc->dsos, name, e);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e || !(e->name = strdup(name))) {
+			free(e);
+			return -ENOMEM;
+		}
+		HASH_ADD_KEYPTR(hh, pc->dsos, e->name, strlen(e->name), e);
+		if (e->oom) {
+			free(e->name);
+			free(e);
+			return -ENOMEM;
+		}
+	}
+	e->n++;
+	return 0;
+}
 
 static int perf_sample(void *ctx, const struct cachepin_sample *s)
 {
 	struct perf_ctx *pc = ctx;
+	int err;
 
+	if (!pc->alias_done) {
+		pc->alias_done = true;
+		err = add_aliases(pc);
+		if (err)
+			return err;
+	}
+	err = count_dso(pc, s);
+	if (err)
+		return err;
 	if (!pc->ref_done) {
 		const struct cachepin_perf_meta *m = cachepin_perf__meta(pc->perf);
 
@@ -148,20 +263,91 @@ static int perf_sample(void *ctx, const struct cachepin_sample *s)
 	return cachepin_pbuild__add(pc->pb, s);
 }
 
-/* What a perf.data says besides its samples, for the profile. */
+/* What a perf.data says besides its samples, for the profile and the messages. */
 struct perf_info {
 	uint32_t l1i[3];	/* sets, ways, line of the recording machine; 0 = none */
+	/* the mappings with the most samples, most first, and the rest */
+	struct perf_where {
+		char *name;
+		uint64_t n;
+		char bid[41];	/* "" if perf recorded none */
+	} where[WHERE_SHOWN];
+	size_t nr_where, nr_more;
+	uint64_t more_samples;
 };
+
+static int dso_cmp(const void *a, const void *b)
+{
+	const struct dso_count *x = *(const struct dso_count *const *)a;
+	const struct dso_count *y = *(const struct dso_count *const *)b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* PC's mappings by samples into INFO (their names taken over); frees them. */
+static int take_where(struct perf_ctx *pc, struct perf_info *info)
+{
+	const struct cachepin_perf_meta *m = cachepin_perf__meta(pc->perf);
+	size_t n = HASH_COUNT(pc->dsos), i = 0;
+	struct dso_count *e, *tmp, **v = calloc(n ? n : 1, sizeof(*v));
+
+	HASH_ITER(hh, pc->dsos, e, tmp) {
+		HASH_DEL(pc->dsos, e);
+		if (v) {
+			v[i++] = e;
+			continue;
+		}
+		free(e->name);
+		free(e);
+	}
+	if (!v)
+		return -ENOMEM;
+	qsort(v, n, sizeof(*v), dso_cmp);
+	for (i = 0; i < n; i++) {
+		if (i < WHERE_SHOWN) {
+			struct perf_where *w = &info->where[info->nr_where++];
+			const struct cachepin_perf_buildid *b = bid_of(m, v[i]->name);
+
+			w->name = v[i]->name;
+			w->n = v[i]->n;
+			if (b)
+				bid_hex(b, w->bid);
+		} else {
+			info->nr_more++;
+			info->more_samples += v[i]->n;
+			free(v[i]->name);
+		}
+		free(v[i]);
+	}
+	free(v);
+	return 0;
+}
 
 static int read_perf(struct cachepin_pbuild *pb, const struct cachepin_binary *bin,
 		     const char *path, const struct cachepin_load_opts *o, struct perf_info *info)
 {
-	struct perf_ctx pc = { pb, cachepin_perf__open(path), false };
+	struct perf_ctx pc = {
+		.pb = pb, .perf = cachepin_perf__open(path), .bin = bin, .path = path,
+		.kernel = o->kernel,
+	};
 	int err;
 
 	if (!pc.perf)
 		return errno ? -errno : -EINVAL;
 	err = cachepin_perf__for_each_sample(pc.perf, perf_sample, &pc);
+	if (!err)
+		err = take_where(&pc, info);
+	if (err) {
+		struct dso_count *e, *tmp;
+
+		HASH_ITER(hh, pc.dsos, e, tmp) {
+			HASH_DEL(pc.dsos, e);
+			free(e->name);
+			free(e);
+		}
+	}
 	if (!err) {
 		const struct cachepin_perf_meta *m = cachepin_perf__meta(pc.perf);
 		const struct cachepin_perf_cache *c = cachepin_perf_meta__l1i(m);
@@ -239,6 +425,35 @@ static int read_qemu(struct cachepin_pbuild *pb, const struct cachepin_binary *b
 	return err;
 }
 
+/* Which mappings the samples of a perf.data hit, when none hit BIN. */
+static void report_where(const struct cachepin_binary *bin, const struct perf_info *info)
+{
+	char mine[129];
+	size_t i;
+
+	if (!info->nr_where)
+		return;
+	cachepin_binary__build_id_str(bin, mine);
+	if (*mine)
+		pr_warn("hint: '%s' has build-id %s; the samples are in, most first:\n", bin->path, mine);
+	else
+		pr_warn("hint: '%s' has no build-id; the samples are in, most first:\n", bin->path);
+	for (i = 0; i < info->nr_where; i++) {
+		const struct perf_where *w = &info->where[i];
+
+		if (*w->bid)
+			pr_warn("hint:   '%s': %" PRIu64 " sample%s, build-id %s\n", w->name, w->n,
+				w->n == 1 ? "" : "s", w->bid);
+		else
+			pr_warn("hint:   '%s': %" PRIu64 " sample%s, no build-id recorded\n", w->name,
+				w->n, w->n == 1 ? "" : "s");
+	}
+	if (info->nr_more)
+		pr_warn("hint:   %zu more mapping%s: %" PRIu64 " sample%s\n", info->nr_more,
+			info->nr_more == 1 ? "" : "s", info->more_samples,
+			info->more_samples == 1 ? "" : "s");
+}
+
 /* Samples from a perf.data, a QEMU log or a text input, to a profile of BIN. */
 static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, const char *path,
 					     const struct cachepin_load_opts *o, struct sniff *s)
@@ -248,6 +463,7 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 	struct cachepin_pbuild *pb;
 	struct cachepin_profile *p;
 	char *event = NULL;
+	size_t i;
 	int err;
 
 	/* recordings come in time order; hot lists and folded stacks do not */
@@ -272,6 +488,8 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 		err = cachepin_text__read(path, CACHEPIN_TEXT_AUTO, cachepin_pbuild__add, pb, &event);
 	p = cachepin_pbuild__finish(pb);
 	if (err || !p) {
+		for (i = 0; i < info.nr_where; i++)
+			free(info.where[i].name);
 		free(event);
 		cachepin_profile__free(p);
 		if (!p && !err)
@@ -289,12 +507,15 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 	if (!p->nr_matched) {
 		pr_warn("'%s': no sample matched a function of '%s' (0 of %" PRIu64 " samples)\n",
 			path, bin->path, p->nr_samples);
+		report_where(bin, &info);
 		pr_warn("hint: is '%s' the binary that was profiled? for a kernel pass the vmlinux and use --kernel; for a program, --user\n",
 			bin->path);
 		cachepin_profile__free(p);
 		errno = ENOENT;
-		return NULL;
+		p = NULL;
 	}
+	for (i = 0; i < info.nr_where; i++)
+		free(info.where[i].name);
 	return p;
 }
 

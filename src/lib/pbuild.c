@@ -77,6 +77,8 @@ struct cachepin_pbuild {
 	struct pb_acache acache[PB_ACACHE];
 	unsigned int flags;
 	const char *base;		/* binary base name, for dso matching */
+	char **alias;			/* dsos of another name with the binary's build-id */
+	size_t nr_alias;
 	int64_t kaslr;			/* runtime - link-time address */
 	uint64_t synth_lo, synth_hi;	/* the synthetic functions' span (kernel samples) */
 	struct pb_vpage {		/* unmatched samples where handlers would be */
@@ -130,6 +132,31 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 			pb->synth_hi = f->addr + f->size;
 	}
 	return pb;
+}
+
+int cachepin_pbuild__add_dso(struct cachepin_pbuild *pb, const char *dso)
+{
+	char **a = realloc(pb->alias, (pb->nr_alias + 1) * sizeof(*a));
+
+	if (!a)
+		return pb->err = -ENOMEM;
+	pb->alias = a;
+	a[pb->nr_alias] = strdup(dso);
+	if (!a[pb->nr_alias])
+		return pb->err = -ENOMEM;
+	pb->nr_alias++;
+	return 0;
+}
+
+/* Is DSO, whose base name is not the binary's, one of its aliases? */
+static bool pb_is_alias(const struct cachepin_pbuild *pb, const char *dso)
+{
+	size_t i;
+
+	for (i = 0; i < pb->nr_alias; i++)
+		if (!strcmp(pb->alias[i], dso))
+			return true;
+	return false;
 }
 
 void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
@@ -251,7 +278,8 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 		 */
 		if (!(pb->flags & CACHEPIN_PBUILD_USER))
 			return -1;
-		if (fr->dso && fr->dso[0] != '[' && strcmp(cachepin_base_name(fr->dso), pb->base))
+		if (fr->dso && fr->dso[0] != '[' && strcmp(cachepin_base_name(fr->dso), pb->base) &&
+		    !(pb->nr_alias && pb_is_alias(pb, fr->dso)))
 			return -1;
 		if (fr->dso && fr->dso[0] == '[')
 			return -1;
@@ -732,6 +760,9 @@ fail:
 	pb_free_objects(pb);
 	free(pb->f);
 	free(pb->event);
+	for (i = 0; i < pb->nr_alias; i++)
+		free(pb->alias[i]);
+	free(pb->alias);
 	free(pb);
 	if (!done)
 		errno = err ? -err : ENOMEM;

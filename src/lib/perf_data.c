@@ -1116,6 +1116,35 @@ static int perf_feature(struct cachepin_perf *p, unsigned int feat,
 	return 0;
 }
 
+/*
+ * An MMAP2 that carries its file's build-id (perf record --buildid-mmap,
+ * which writes no BUILD_ID feature then): one entry per file name.
+ */
+static int perf_mmap_buildid(struct cachepin_perf *p, const char *name, const uint8_t *rec)
+{
+	struct cachepin_perf_meta *meta = &p->meta;
+	struct cachepin_perf_buildid *b;
+	size_t i;
+
+	/* the kernel's map names its reference symbol; its build-id is the image's */
+	if (!strncmp(name, KALLSYMS, strlen(KALLSYMS)))
+		name = KALLSYMS;
+	for (i = 0; i < meta->nr_buildids; i++)
+		if (!strcmp(meta->buildids[i].name, name))
+			return 0;
+	if (GROW(meta->buildids, p->cap_buildids, meta->nr_buildids + 1))
+		return -ENOMEM;
+	b = &meta->buildids[meta->nr_buildids];
+	b->size = rec[40] > 20 ? 20 : rec[40];
+	memset(b->id, 0, sizeof(b->id));
+	memcpy(b->id, rec + 44, b->size);
+	b->name = strdup(name);
+	if (!b->name)
+		return -ENOMEM;
+	meta->nr_buildids++;
+	return 0;
+}
+
 static int perf_mmap(struct cachepin_perf *p, uint32_t type, const uint8_t *rec,
 		     uint16_t misc, uint16_t size, uint64_t off)
 {
@@ -1143,6 +1172,12 @@ static int perf_mmap(struct cachepin_perf *p, uint32_t type, const uint8_t *rec,
 	memcpy(buf, name, nend);
 	buf[nend] = 0;
 
+	if (type == REC_MMAP2 && (misc & MISC_MMAP_BUILD_ID) && buf[0] && rec[40]) {
+		int err = perf_mmap_buildid(p, buf, rec);
+
+		if (err)
+			return err;
+	}
 	if ((misc & CPUMODE_MASK) == CPUMODE_KERNEL || pid == UINT32_MAX)
 		return perf_add_kmap(p, buf, start, len, pgoff);
 	pr = proc_find(p, pid, true);

@@ -698,6 +698,73 @@ static void test_maps(void)
 	free(d.b);
 }
 
+/* An MMAP2 with a build-id (perf record --buildid-mmap) of BSIZE bytes 0x11, 0x12, ... */
+static void w_mmap2_bid(struct wb *d, uint32_t pid, uint16_t misc, uint64_t start,
+			uint8_t bsize, const char *name)
+{
+	size_t at = rec_begin(d, REC_MMAP2, misc | MISC_MMAP_BUILD_ID), n = strlen(name) + 1;
+	int i;
+
+	w32(d, pid);
+	w32(d, pid);
+	w64(d, start);
+	w64(d, 0x1000);
+	w64(d, 0);
+	w8(d, bsize);
+	w_pad(d, 3);
+	for (i = 0; i < 20; i++)
+		w8(d, 0x11 + i);
+	w32(d, 5);
+	w32(d, 2);
+	w_bytes(d, name, n);
+	w_pad(d, ((n + 7) & ~7UL) - n);
+	rec_end(d, at);
+}
+
+/* Build-ids from MMAP2 records: one per file, the kernel's by its name, sizes bounded. */
+static void test_mmap_buildid(void)
+{
+	struct attr_spec a = { .sample_type = ST_IP | ST_TID | ST_PERIOD };
+	const struct cachepin_perf_meta *m;
+	struct cachepin_perf *p = NULL;
+	struct wb d = { .be = false }, w;
+	struct got g;
+	size_t at;
+	int err;
+
+	w_mmap2_bid(&d, UINT32_MAX, CPUMODE_KERNEL, 0xffffffff81000000ULL, 20, KALLSYMS "_text");
+	w_mmap2_bid(&d, 7, CPUMODE_USER, 0x400000, 20, "/bin/copy");
+	w_mmap2_bid(&d, 7, CPUMODE_USER, 0x500000, 20, "/bin/copy");
+	w_mmap2_bid(&d, 7, CPUMODE_USER, 0x600000, 0xff, "/lib/big.so");
+	w_mmap2_bid(&d, 7, CPUMODE_USER, 0x700000, 16, "/lib/md5.so");
+	at = rec_begin(&d, REC_SAMPLE, CPUMODE_USER);
+	w64(&d, 0x400010);
+	w32(&d, 7);
+	w32(&d, 7);
+	w64(&d, 5);
+	rec_end(&d, at);
+	w = make_file(false, &a, 1, &d, false);
+	write_tmp(&w);
+	err = read_tmp(&g, &p);
+	CHECK(err == 0 && g.nr == 1 && !strcmp(g.dso[0][0], "/bin/copy"), "mmap2 build-id: err %d nr %d",
+	      err, g.nr);
+	m = p ? cachepin_perf__meta(p) : NULL;
+	CHECK(m && m->nr_buildids == 4, "mmap2 build-id: %zu build-ids", m ? m->nr_buildids : 0);
+	if (m && m->nr_buildids == 4) {
+		CHECK(!strcmp(m->buildids[0].name, KALLSYMS) && m->buildids[0].size == 20,
+		      "kernel build-id: '%s'", m->buildids[0].name);
+		CHECK(!strcmp(m->buildids[1].name, "/bin/copy") && m->buildids[1].size == 20 &&
+		      m->buildids[1].id[0] == 0x11 && m->buildids[1].id[19] == 0x24, "/bin/copy build-id");
+		CHECK(!strcmp(m->buildids[2].name, "/lib/big.so") && m->buildids[2].size == 20,
+		      "size 255: %u", m->buildids[2].size);
+		CHECK(!strcmp(m->buildids[3].name, "/lib/md5.so") && m->buildids[3].size == 16 &&
+		      m->buildids[3].id[15] == 0x20 && m->buildids[3].id[16] == 0, "a 16-byte build-id");
+	}
+	cachepin_perf__free(p);
+	free(w.b);
+	free(d.b);
+}
+
 struct cache_spec {
 	uint32_t level, line, sets, ways;
 	const char *type, *size;
@@ -1091,6 +1158,7 @@ int main(void)
 	test_maps();
 	test_pipe();
 	test_cache();
+	test_mmap_buildid();
 	test_errors();
 	test_mutations();
 	unlink(tmpfile_name);
