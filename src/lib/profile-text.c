@@ -26,10 +26,11 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	size_t i, j;
 
 	/*
-	 * version 2 adds the time slices, version 3 the recorded cache:
-	 * profiles without them keep the version that reads them
+	 * version 2 adds the time slices, version 3 the recorded cache and
+	 * the other objects: profiles without them keep the version that
+	 * reads them
 	 */
-	fprintf(f, "# cachepin-profile %d\n", p->rec_sets ? 3 : p->nr_slices ? 2 : 1);
+	fprintf(f, "# cachepin-profile %d\n", p->rec_sets || p->nr_objects ? 3 : p->nr_slices ? 2 : 1);
 	fprintf(f, "event %s\n", p->event ? p->event : "-");
 	fprintf(f, "binary %s\n", p->binary ? p->binary : "-");
 	fprintf(f, "build-id %s\n", p->build_id && *p->build_id ? p->build_id : "-");
