@@ -576,7 +576,7 @@ static struct cachepin_profile *load_profile(struct cachepin_load *l,
 			own++;
 	if (!own || l->unmatched_weight >= l->weight) {
 		pr_warn("'%s': none of its %zu hot functions is in '%s' (%zu functions matched, 0 %% of the weight)\n",
-			path, p->nr_funcs, bin->path, l->nr_matched);
+			path, p->nr_funcs, bin->path, own);
 		pr_warn("hint: the profile was made for '%s'; pass that binary or one built from the same source\n",
 			p->binary ? p->binary : "?");
 		errno = ENOENT;
