@@ -125,8 +125,15 @@ $CACHEPIN score -m d.map -c 4K:1:16 --json d d.data > rec.json 2> /dev/null || f
 cmp -s with.json rec.json || fail "score of the recording differs from score of its profile"
 
 # bad 'o' lines
+ln=$(grep -n '^o ' d.profile | head -1 | cut -d: -f1)
 sed 's/^o libc.so.6 \([0-9]*\) /o libc.so.6 x /' d.profile > bad1.profile
-expect_fail "bad1.profile':9: bad number in 'o' line" $CACHEPIN score -m d.map d bad1.profile
+ln1=$(grep -n '^o libc.so.6 x ' bad1.profile | cut -d: -f1)
+expect_fail "bad1.profile':$ln1: bad number in 'o' line" $CACHEPIN score -m d.map d bad1.profile
 awk '/^o / && !d { print; d = 1 } { print }' d.profile > bad2.profile
-expect_fail "bad2.profile':10: a second 'o' line for this object" $CACHEPIN score -m d.map d bad2.profile
+expect_fail "bad2.profile':$((ln + 1)): a second 'o' line for this object" $CACHEPIN score -m d.map d bad2.profile
+# the first 'o' line moved after the first 'f' line
+awk '/^o / && !held { held = $0; next } { print } /^f / && held != "" { print held; held = "" }' d.profile > bad3.profile
+ln3=$(grep -n '^f ' bad3.profile | head -1 | cut -d: -f1)
+expect_fail "bad3.profile':$((ln3 + 1)): 'o' after the first 'f' line" $CACHEPIN score -m d.map d bad3.profile
+
 exit 0
