@@ -36,32 +36,36 @@ int main(void)
 }
 EOF2
 gcc -O2 -fno-omit-frame-pointer -ffunction-sections -Wl,-Map=d.map -o d d.c || fail "compiling d.c failed"
-perf_record d.data ./d
+# and other processes in libc (sort's), whose libraries are not d's
+perf_record d.data sh -c './d; seq 200000 | sort -rn | sort -n > /dev/null'
 $CACHEPIN profile -m d.map -o d.profile d d.data 2> profile.err || { cat profile.err >&2; fail "profile failed"; }
 
 # what perf itself says: the innermost frame's object, address and period
 # of every sample, and where each object's file was mapped
-perf script -i d.data --show-mmap-events -F ip,dso,period -G > script.txt 2> /dev/null ||
+perf script -i d.data --show-mmap-events -F pid,ip,dso,period -G > script.txt 2> /dev/null ||
 	fail "perf script failed"
-awk '/PERF_RECORD_MMAP2? / {
+# the processes with a sample in d
+awk 'NF == 4 && $4 ~ /^\(.*\/d\)$/ { print $1 }' script.txt | sort -u > d.pids
+[ "$(wc -l < d.pids)" = 1 ] || fail "d ran in $(wc -l < d.pids) processes"
+awk -v dpid="$(cat d.pids)" '/PERF_RECORD_MMAP2? / && $1 == dpid {
 		if (!match($0, /\[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+/)) next
 		split(substr($0, RSTART + 1, RLENGTH - 1), w, /[()@ ]+/)
 		path = $NF; n = split(path, pp, "/"); base = pp[n]
 		ms[++nm] = strtonum(w[1]); me[nm] = ms[nm] + strtonum(w[2]); mo[nm] = strtonum(w[3]); mb[nm] = base
 		next
 	}
-	NF == 3 && $3 ~ /^\(/ {
-		dso = substr($3, 2, length($3) - 2); n = split(dso, pp, "/"); base = dso ~ /^\[/ ? dso : pp[n]
+	NF == 4 && $4 ~ /^\(/ {
+		dso = substr($4, 2, length($4) - 2); n = split(dso, pp, "/"); base = dso ~ /^\[/ ? dso : pp[n]
 		total++
-		if (base == "d") next
+		if (base == "d" || $1 != dpid) next
 		obj[base]++
 		if (base ~ /^\[/) next
-		ip = strtonum("0x" $2)
+		ip = strtonum("0x" $3)
 		for (k = nm; k > 0; k--)
 			if (mb[k] == base && ip >= ms[k] && ip < me[k]) break
 		if (!k) next
 		off = ip - ms[k] + mo[k]
-		g[base, off - off % 4096, (off % 4096) - (off % 16)] += $1
+		g[base, off - off % 4096, (off % 4096) - (off % 16)] += $2
 	}
 	END {
 		printf "samples %d\n", total
@@ -76,7 +80,7 @@ awk '$1 == "samples" { printf "samples %d\n", $2 }
 	$1 == "g" && pg != "" { printf "g %s %s %d\n", pg, $2, $3 }' d.profile | LC_ALL=C sort > profile.got
 diff -u perf.expect profile.got || fail "the profile's other objects and pages are not perf script's"
 # the base of libc's file offset 0 where it was mapped
-base=$(awk '/PERF_RECORD_MMAP2? .*libc\.so\.6$/ && match($0, /\[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+/) {
+base=$(awk -v dpid="$(cat d.pids)" '$1 == dpid && /PERF_RECORD_MMAP2? .*libc\.so\.6$/ && match($0, /\[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+/) {
 		split(substr($0, RSTART + 1, RLENGTH - 1), w, /[()@ ]+/)
 		printf "0x%x\n", strtonum(w[1]) - strtonum(w[3]); exit }' script.txt)
 [ "$(awk '$1 == "o" && $2 == "libc.so.6" { print $5 }' d.profile)" = "$base" ] ||

@@ -41,7 +41,9 @@ struct pb_func {
  * offsets the frames give, its hot pages kept as the page's granules.
  */
 struct pb_object {
-	char *name;			/* base name of the dso */
+	char *key;			/* "PID/NAME" */
+	const char *name;		/* base name of the dso, in key */
+	uint32_t pid;			/* of the process whose samples these are */
 	uint64_t samples, base;		/* base: runtime address of file offset 0 */
 	double weight;
 	bool has_base, pages;		/* pages: offsets known, occupant pages kept */
@@ -53,6 +55,19 @@ struct pb_page {
 		const struct pb_object *obj;
 		uint64_t off;		/* file offset of the page */
 	} key;
+	struct pb_func f;
+	UT_hash_handle hh;
+};
+
+/* a process with samples in the binary: its other objects are the program's */
+struct pb_pid {
+	uint32_t pid;
+	UT_hash_handle hh;
+};
+
+/* a library page summed over the processes, for the profile */
+struct pb_mpage {
+	char *name;			/* "[NAME+0xPAGE]" */
 	struct pb_func f;
 	UT_hash_handle hh;
 };
@@ -96,6 +111,8 @@ struct cachepin_pbuild {
 	struct pb_object *objects;	/* by name */
 	struct pb_page *pages;		/* by object and page */
 	struct pb_object *last_obj;	/* of the last other-object leaf */
+	struct pb_pid *ran;		/* the processes with samples in the binary */
+	uint32_t last_ran;		/* the last one marked, + 1 (0: none) */
 	uint64_t nr_samples, nr_matched, serial;
 	double period_sum, matched_weight;
 	char *event;
@@ -467,32 +484,75 @@ static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample
  * The object a leaf that matched no function of the binary is in, or NULL
  * if the frame does not say (a hot list's names, an unknown dso).
  */
-static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct cachepin_frame *fr)
+static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
+				      uint32_t pid)
 {
 	const char *name;
 	struct pb_object *o;
+	char *key;
 	size_t i, len;
 
 	if (!fr->dso || !*fr->dso || !strcmp(fr->dso, "[unknown]"))
 		return NULL;
+	/* the binary's own code outside its functions (a PLT) is not another object */
+	if (fr->dso[0] != '[' &&
+	    (!strcmp(cachepin_base_name(fr->dso), pb->base) || pb_is_alias(pb, fr->dso)))
+		return NULL;
 	name = fr->dso[0] == '[' ? fr->dso : cachepin_base_name(fr->dso);
-	if (pb->last_obj && !strcmp(pb->last_obj->name, name))
+	if (pb->last_obj && pb->last_obj->pid == pid && !strcmp(pb->last_obj->name, name))
 		return pb->last_obj;
-	HASH_FIND_STR(pb->objects, name, o);
-	if (!o) {
-		if (!(o = calloc(1, sizeof(*o))) || !(o->name = strdup(name))) {
-			free(o);
+	len = strlen(name) + 12;
+	if (!(key = malloc(len))) {
+		pb->err = -ENOMEM;
+		return NULL;
+	}
+	snprintf(key, len, "%" PRIu32 "/%s", pid, name);
+	/* the profile's fields are split at whitespace */
+	for (i = 0; key[i]; i++)
+		if (isspace((unsigned char)key[i]) || !isprint((unsigned char)key[i]))
+			key[i] = '_';
+	HASH_FIND_STR(pb->objects, key, o);
+	if (o) {
+		free(key);
+	} else {
+		if (!(o = calloc(1, sizeof(*o)))) {
+			free(key);
 			pb->err = -ENOMEM;
 			return NULL;
 		}
-		/* the profile's fields are split at whitespace */
-		for (len = strlen(o->name), i = 0; i < len; i++)
-			if (isspace((unsigned char)o->name[i]) || !isprint((unsigned char)o->name[i]))
-				o->name[i] = '_';
-		HASH_ADD_KEYPTR(hh, pb->objects, o->name, len, o);
+		o->key = key;
+		o->name = strchr(key, '/') + 1;
+		o->pid = pid;
+		HASH_ADD_KEYPTR(hh, pb->objects, o->key, strlen(o->key), o);
 	}
 	pb->last_obj = o;
 	return o;
+}
+
+/* The process PID had a sample in the binary. */
+static int pb_mark_ran(struct cachepin_pbuild *pb, uint32_t pid)
+{
+	struct pb_pid *r;
+
+	if (pb->last_ran == pid + 1)
+		return 0;
+	HASH_FIND(hh, pb->ran, &pid, sizeof(pid), r);
+	if (!r) {
+		if (!(r = calloc(1, sizeof(*r))))
+			return pb->err = -ENOMEM;
+		r->pid = pid;
+		HASH_ADD(hh, pb->ran, pid, sizeof(r->pid), r);
+	}
+	pb->last_ran = pid + 1;
+	return 0;
+}
+
+static bool pb_ran(const struct cachepin_pbuild *pb, uint32_t pid)
+{
+	struct pb_pid *r;
+
+	HASH_FIND(hh, pb->ran, &pid, sizeof(pid), r);
+	return r != NULL;
 }
 
 /*
@@ -502,9 +562,10 @@ static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct c
  * boundary: the line's cache set below the page size is the same in every
  * run.  Its granule goes to the page's pseudo-function.
  */
-static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, double w)
+static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, uint32_t pid,
+			double w)
 {
-	struct pb_object *o = pb_object_of(pb, fr);
+	struct pb_object *o = pb_object_of(pb, fr, pid);
 	struct pb_page *pg, key_pg;
 	uint64_t off;
 
@@ -572,12 +633,14 @@ int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
 		fi = pb_resolve(pb, &leaf, 0, &off, &has_off);
 		if (fi < 0) {
 			pb_note_vector(pb, &leaf);
-			if (pb_add_other(pb, &leaf, w))
+			if (pb_add_other(pb, &leaf, s->pid, w))
 				return pb->err;
 			continue;
 		}
 		pb->nr_matched++;
 		pb->matched_weight += w;
+		if (pb_mark_ran(pb, s->pid))
+			return pb->err;
 		if (pb_add_weight(pb, fi, off, has_off, w))
 			return pb->err = -ENOMEM;
 		/* leaves in one function share the rest of the chain */
@@ -607,61 +670,133 @@ static int cmp_pobject(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Add F's granules (of a page) into SUM, allocated as F's. */
+static int pb_sum_page(struct pb_func *sum, const struct pb_func *f)
+{
+	uint32_t g, k;
+
+	if (!sum->gran) {
+		sum->ngran = f->ngran;
+		if (!(sum->gran = calloc(f->ngran, sizeof(*sum->gran))) ||
+		    (f->sgran && !(sum->sgran = calloc((size_t)f->ngran * CACHEPIN_PROFILE_SLICES,
+							sizeof(*sum->sgran)))))
+			return -ENOMEM;
+	}
+	sum->weight += f->weight;
+	sum->samples += f->samples;
+	for (g = 0; g < f->ngran && g < sum->ngran; g++) {
+		sum->gran[g] += f->gran[g];
+		for (k = 0; f->sgran && sum->sgran && k < CACHEPIN_PROFILE_SLICES; k++)
+			sum->sgran[g * CACHEPIN_PROFILE_SLICES + k] += f->sgran[g * CACHEPIN_PROFILE_SLICES + k];
+	}
+	return 0;
+}
+
+static void pb_free_mpages(struct pb_mpage **all)
+{
+	struct pb_mpage *m, *tmp;
+
+	HASH_ITER(hh, *all, m, tmp) {
+		HASH_DEL(*all, m);
+		free(m->name);
+		free(m->f.gran);
+		free(m->f.sgran);
+		free(m);
+	}
+}
+
+/* The program's libraries' hot pages as the functions "[NAME+0xPAGE]". */
+static int pb_finish_pages(struct cachepin_pbuild *pb, struct cachepin_profile *p)
+{
+	struct pb_mpage *all = NULL, *m;
+	struct pb_page *pg;
+	char name[PATH_MAX + 32];
+	int err = -ENOMEM;
+	uint32_t g;
+
+	for (pg = pb->pages; pg; pg = pg->hh.next) {
+		if (!pb_ran(pb, pg->key.obj->pid) || !pg->f.gran)
+			continue;
+		snprintf(name, sizeof(name), "[%s+0x%" PRIx64 "]", pg->key.obj->name, pg->key.off);
+		HASH_FIND_STR(all, name, m);
+		if (!m) {
+			if (!(m = calloc(1, sizeof(*m))) || !(m->name = strdup(name))) {
+				free(m);
+				goto out;
+			}
+			HASH_ADD_KEYPTR(hh, all, m->name, strlen(m->name), m);
+		}
+		if (pb_sum_page(&m->f, &pg->f))
+			goto out;
+	}
+	for (m = all; m; m = m->hh.next) {
+		struct cachepin_pfunc *pf = cachepin_profile_add_func(p, m->name, NULL);
+
+		if (!pf)
+			goto out;
+		pf->weight = m->f.weight;
+		pf->samples = m->f.samples;
+		pf->incl = m->f.weight;
+		pf->size = CACHEPIN_PROFILE_PAGE;
+		for (g = 0; g < m->f.ngran; g++)
+			if (m->f.gran[g] > 0 &&
+			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, m->f.gran[g],
+						    m->f.sgran ? &m->f.sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
+						    p->nr_slices))
+				goto out;
+	}
+	err = 0;
+out:
+	pb_free_mpages(&all);
+	return err;
+}
+
 /*
- * The other objects into P, and a program's libraries' hot pages as the
- * functions "[NAME+0xPAGE]" (their names hold no whitespace).
+ * The other objects of the processes that ran the binary into P (another
+ * process's libraries are not the program's), and for a program their
+ * libraries' hot pages.
  */
 static int pb_finish_objects(struct cachepin_pbuild *pb, struct cachepin_profile *p)
 {
 	struct pb_object *o;
-	struct pb_page *pg;
-	size_t n = HASH_COUNT(pb->objects);
+	size_t n = HASH_COUNT(pb->objects), i;
 
 	if (!n)
 		return 0;
 	if (!(p->objects = calloc(n, sizeof(*p->objects))))
 		return -ENOMEM;
 	for (o = pb->objects; o; o = o->hh.next) {
-		struct cachepin_pobject *po = &p->objects[p->nr_objects];
+		struct cachepin_pobject *po = NULL;
 
-		if (!(po->name = strdup(o->name)))
-			return -ENOMEM;
-		p->nr_objects++;
-		po->samples = o->samples;
-		po->weight = o->weight;
-		po->base = o->base;
-		po->has_base = o->has_base;
+		if (!pb_ran(pb, o->pid))
+			continue;
+		for (i = 0; i < p->nr_objects; i++)
+			if (!strcmp(p->objects[i].name, o->name))
+				po = &p->objects[i];
+		if (!po) {
+			po = &p->objects[p->nr_objects];
+			if (!(po->name = strdup(o->name)))
+				return -ENOMEM;
+			p->nr_objects++;
+		}
+		po->samples += o->samples;
+		po->weight += o->weight;
+		if (!po->has_base && o->has_base) {
+			po->base = o->base;
+			po->has_base = true;
+		}
 	}
 	qsort(p->objects, p->nr_objects, sizeof(*p->objects), cmp_pobject);
 	if (!(pb->flags & CACHEPIN_PBUILD_USER))
 		return 0;	/* a kernel's other code: user space, modules; counted only */
-	for (pg = pb->pages; pg; pg = pg->hh.next) {
-		const struct pb_func *f = &pg->f;
-		struct cachepin_pfunc *pf;
-		char name[PATH_MAX + 32];
-		uint32_t g;
-
-		snprintf(name, sizeof(name), "[%s+0x%" PRIx64 "]", pg->key.obj->name, pg->key.off);
-		if (!(pf = cachepin_profile_add_func(p, name, NULL)))
-			return -ENOMEM;
-		pf->weight = f->weight;
-		pf->samples = f->samples;
-		pf->incl = f->weight;
-		pf->size = CACHEPIN_PROFILE_PAGE;
-		for (g = 0; g < f->ngran; g++)
-			if (f->gran[g] > 0 &&
-			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g],
-						    f->sgran ? &f->sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
-						    p->nr_slices))
-				return -ENOMEM;
-	}
-	return 0;
+	return pb_finish_pages(pb, p);
 }
 
 static void pb_free_objects(struct cachepin_pbuild *pb)
 {
 	struct pb_object *o, *otmp;
 	struct pb_page *pg, *ptmp;
+	struct pb_pid *r, *rtmp;
 
 	HASH_ITER(hh, pb->pages, pg, ptmp) {
 		HASH_DEL(pb->pages, pg);
@@ -671,8 +806,12 @@ static void pb_free_objects(struct cachepin_pbuild *pb)
 	}
 	HASH_ITER(hh, pb->objects, o, otmp) {
 		HASH_DEL(pb->objects, o);
-		free(o->name);
+		free(o->key);
 		free(o);
+	}
+	HASH_ITER(hh, pb->ran, r, rtmp) {
+		HASH_DEL(pb->ran, r);
+		free(r);
 	}
 }
 
