@@ -46,7 +46,7 @@ struct pb_object {
 	uint32_t pid;			/* of the process whose samples these are */
 	uint64_t samples, base;		/* base: runtime address of file offset 0 */
 	double weight;
-	bool has_base, pages;		/* pages: offsets known, occupant pages kept */
+	bool has_base;
 	UT_hash_handle hh;
 };
 
@@ -587,7 +587,6 @@ static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame 
 	} else {
 		return 0;
 	}
-	o->pages = true;
 	memset(&key_pg.key, 0, sizeof(key_pg.key));
 	key_pg.key.obj = o;
 	key_pg.key.off = off & ~(uint64_t)(CACHEPIN_PROFILE_PAGE - 1);
