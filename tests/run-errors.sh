@@ -163,8 +163,8 @@ expect_fail "^cachepin: 'adir': cannot read: Is a directory$" $CACHEPIN score -m
 printf '# cachepin-profile 1\nevent cpu-clock\nbinary hotfuncs\ngranule 16\nsamples 40 37\nperiod 10000000 9250000\nf main - 1000000000000000 1 1000000000000000 64\ng 0x0 999999999999999\ng 0x10 1\n' > huge.prof
 for o in "--refs 4611686018427387904:bad --refs '4611686018427387904': give 1 to 134217728" \
 	"--refs 18446744073709551615:bad --refs '18446744073709551615': give 1 to 134217728" \
-	"--slack 18446744073709551615:bad --slack '18446744073709551615': at most 65536 bytes" \
-	"--slack 268435456:bad --slack '268435456': at most 65536 bytes" \
+	"--growth 18446744073709551615:bad --growth '18446744073709551615': at most 65536 bytes" \
+	"--growth 268435456:bad --growth '268435456': at most 65536 bytes" \
 	"--iterations 4294967296000:bad --iterations '4294967296000': give 1 to 100000000" \
 	"-c 1024M:1:4:invalid cache geometry '1024M:1:4': SIZE '1024M' is more than 64M" \
 	"-c 18014398509482016K:4:32:invalid cache geometry '18014398509482016K:4:32': SIZE '18014398509482016K' is more than 64M" \

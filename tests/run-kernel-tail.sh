@@ -61,7 +61,7 @@ $CACHEPIN profile -o k.profile k hot.txt || fail "profile failed"
 sed 's/@vmlinux//' hot.txt > bare.txt
 $CACHEPIN profile -o bare.profile k bare.txt || fail "profile of bare names failed"
 cmp k.profile bare.profile || fail "bare names give another profile than NAME@vmlinux"
-$CACHEPIN plan --max-pad 4096 -c 32K:4:32 -m k.map -o plan.lds -a plan.align k k.profile \
+$CACHEPIN plan --growth 0 --max-pad 4096 -c 32K:4:32 -m k.map -o plan.lds -a plan.align k k.profile \
 	2> plan.log || { cat plan.log; fail "plan failed"; }
 # the plan takes the sched and lock text at the next multiple of 8 KiB,
 # and puts hot_d, the only hot unit that fits in three of the four ways,
@@ -124,7 +124,7 @@ $CACHEPIN score -c 32K:4:32 k3 k.profile > score3.txt || fail "score of k3 faile
 # and a relink with the empty fragment is the link, byte for byte
 : > layout.lds
 : > layout-end.lds
-$CACHEPIN plan -c 32K:4:32 -m k.map -o none.lds -a none.align k k.profile 2> none.log ||
+$CACHEPIN plan --growth 0 -c 32K:4:32 -m k.map -o none.lds -a none.align k k.profile 2> none.log ||
 	{ cat none.log; fail "plan within the padding budget failed"; }
 grep -e '  link ' -e '  keep ' -e 'no layout' none.log | sed 's/(in [0-9.]* s)/(in T s)/' > none.sum
 testrun_compare cat none.sum <<'EOF'

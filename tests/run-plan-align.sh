@@ -87,7 +87,7 @@ relink() {
 
 # from the map alone: the alignments are the map's guesses, and the
 # fragment pins every fill unit the plan puts after padding
-$CACHEPIN plan --map prog.map -c 4K:2:64 --standalone -o map.lds prog hot.txt 2>/dev/null ||
+$CACHEPIN plan --growth 0 --map prog.map -c 4K:2:64 --standalone -o map.lds prog hot.txt 2>/dev/null ||
 	fail "plan from the map failed"
 testrun_compare awk '$1 == "hot" || $1 == "fill" { print $1, $2, $4, $5, $6 }' map.align <<'EOF'
 hot tiny .text.tiny 0x0 16
@@ -110,7 +110,7 @@ ok: 12 of 12 units at their planned offsets; 0 fill units moved (cold code, -v l
 EOF
 
 # with the objects: their sh_addralign, as readelf gives it
-$CACHEPIN plan --map prog.map $(for o in $OBJS; do echo --objects $o; done) -c 4K:2:64 \
+$CACHEPIN plan --growth 0 --map prog.map $(for o in $OBJS; do echo --objects $o; done) -c 4K:2:64 \
 	--standalone -o obj.lds prog hot.txt 2>/dev/null || fail "plan with --objects failed"
 testrun_compare awk '$1 == "hot" || $1 == "fill" { print $1, $2, $4, $5, $6 }' obj.align <<'EOF'
 hot tiny .text.tiny 0x0 16
@@ -154,7 +154,7 @@ EOF
 
 # a recorded profile, with the objects: every unit where the plan put it
 perf_record perf.data ./prog
-$CACHEPIN plan --map prog.map $(for o in $OBJS; do echo --objects $o; done) -c 4K:2:64 \
+$CACHEPIN plan --growth 0 --map prog.map $(for o in $OBJS; do echo --objects $o; done) -c 4K:2:64 \
 	--standalone -o perf.lds prog perf.data 2>plan.err || { cat plan.err; fail "plan of perf.data failed"; }
 n=$(awk '$1 == "end" { print $2 + $3 }' perf.align)
 [ "${n:-0}" -gt 0 ] || fail "the plan of perf.data has no units"

@@ -42,7 +42,7 @@ roundtrip() {
 	cc=$1 tag=$2 cache=$3 hot=${HOT:-hot.txt}; shift 3
 	$cc -O2 -ffunction-sections -static -Wl,-Map=$tag.map -o $tag natsim.c "$@" ||
 		fail "$tag: build failed"
-	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.lds $tag $hot 2> $tag.plan.err ||
+	$CACHEPIN plan --growth 0 --map $tag.map -c $cache --standalone -o $tag.lds $tag $hot 2> $tag.plan.err ||
 		{ cat $tag.plan.err; fail "$tag: plan failed"; }
 	[ -s $tag.align ] || fail "$tag: no alignment file"
 	testrun_compare frame $tag.lds <<'EOF'
@@ -91,11 +91,11 @@ EOF
 	[ -n "$after" ] && [ "$now" = "$after" ] ||
 		fail "$tag: score of the relinked binary ($now) is not the plan's after ($after)"
 	# the same plan twice is byte-identical
-	$CACHEPIN plan --map $tag.map -c $cache --standalone -o $tag.again.lds $tag $hot 2>/dev/null
+	$CACHEPIN plan --growth 0 --map $tag.map -c $cache --standalone -o $tag.again.lds $tag $hot 2>/dev/null
 	cmp -s $tag.lds $tag.again.lds && cmp -s $tag.align $tag.again.align ||
 		fail "$tag: plan is not reproducible"
 	# short options mean the same as the long ones
-	$CACHEPIN plan -m $tag.map -c $cache --standalone -o $tag.short.lds -a $tag.short.al $tag $hot 2>/dev/null ||
+	$CACHEPIN plan --growth 0 -m $tag.map -c $cache --standalone -o $tag.short.lds -a $tag.short.al $tag $hot 2>/dev/null ||
 		fail "$tag: plan with short options failed"
 	cmp -s $tag.lds $tag.short.lds && cmp -s $tag.align $tag.short.al ||
 		fail "$tag: short options gave another plan"

@@ -65,7 +65,13 @@ struct cachepin_plan_unit {
 struct cachepin_plan_opts {
 	const struct cachepin_cache *caches;	/* caches[0] is the primary geometry */
 	size_t nr_caches;
-	uint64_t slack;		/* bytes of room after each hot unit */
+	/*
+	 * Any one unit of the block (hot or fill) may grow by this many
+	 * bytes without moving a hot unit: each hot unit has the room, and
+	 * the fill leaves it free before the next hot unit, alignment
+	 * included.  0: packed tight.
+	 */
+	uint64_t growth;
 	uint64_t max_pad;	/* padding budget per way span */
 	uint64_t seed;
 	unsigned int iterations;	/* local-search moves; 0 = default */
@@ -119,8 +125,14 @@ struct cachepin_plan {
 	 */
 	uint64_t tail_from, tail_to, tail_shift;
 	uint64_t pad;		/* bytes of padding spent */
+	uint64_t pad_growth;	/* of them, kept free for growth */
+	/*
+	 * The growth absorbed: opts.growth, or less where the hot units fit
+	 * the smallest cache packed and would not with that much room.
+	 */
+	uint64_t growth;
 	size_t nr_hot, nr_fill;
-	uint64_t pad_budget;	/* max_pad for the whole block */
+	uint64_t pad_budget;	/* max_pad for the whole block (growth's padding aside) */
 	size_t nr_unplaceable;	/* hot functions in fixed units (occupants) */
 	double hot_weight_placed, hot_weight_fixed;
 	unsigned int moves_tried, moves_simulated, moves_taken;

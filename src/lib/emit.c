@@ -94,12 +94,16 @@ void emit_header(FILE *f, const struct cachepin_plan *plan, const struct cachepi
 
 	fprintf(f, "%s cachepin %s; binary build-id %s; profile %016" PRIx64 "\n", lead,
 		info->version, *info->build_id ? info->build_id : "-", info->profile_digest);
-	if (plan->unchanged)
+	if (plan->unchanged) {
 		fprintf(f, "%s no block: the link stays\n", lead);
-	else
+	} else {
 		fprintf(f, "%s block aligned to %" PRIu64 " bytes, %" PRIu64 " bytes: %zu hot units, %zu fill units, %" PRIu64
-			" bytes of padding\n", lead, plan->block_align, plan->size, plan->nr_hot,
-			plan->nr_fill, plan->pad);
+			" bytes of padding", lead, plan->block_align, plan->size, plan->nr_hot, plan->nr_fill, plan->pad);
+		if (plan->growth)
+			fprintf(f, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", plan->pad_growth,
+				plan->growth);
+		fputc('\n', f);
+	}
 	for (i = 0; i < info->nr_scores; i++) {
 		const struct cachepin_emit_score *s = &info->scores[i];
 

@@ -3,6 +3,15 @@
  * The last phase of the planner: the hot units in block order at their
  * offsets, the gaps between them filled with cold movable units (largest
  * that fits first), the rest padding.
+ *
+ * Growth (pl->growth = G, opts.growth or less): any one unit of the block may grow by G
+ * bytes, and no hot unit may move for it.  A hot unit is pinned at its
+ * offset (. = MAX(., start + OFF)), so what protects it is the padding
+ * left before it: the fill tracks how far the units of a gap would be
+ * pushed if one of them, or the hot unit before them, grew by G (an
+ * alignment can round the push up, a pinned fill unit absorbs it), and
+ * takes a cold unit only if the push still ends before the next hot
+ * unit.  That padding is plan->pad_growth.
  */
 #include "plan-int.h"
 
@@ -82,6 +91,8 @@ struct filler {
 		uint32_t k;	/* index into cold */
 	} *by_addr;		/* keep: the candidates in address order */
 	uint64_t cur;		/* end of what is laid out */
+	uint64_t growth;	/* pl->growth */
+	uint64_t push;		/* how far the next unit would be pushed by growth */
 };
 
 static int plan_add(struct filler *fl, uint32_t unit, uint64_t off, uint64_t size,
@@ -125,6 +136,27 @@ static int cold_units(const struct planner *pl, struct filler *fl)
 	return fl->used ? 0 : -ENOMEM;
 }
 
+/*
+ * Where growth would push a unit aligned to ALIGN that the plan puts at
+ * AT (>= fl->cur): the emitter pins it there after padding, else it
+ * follows what is before it.  The push after it: that, or its own growth.
+ */
+static uint64_t push_after(const struct filler *fl, uint64_t at, uint64_t align)
+{
+	uint64_t moved = align_up(fl->cur + fl->push, align);
+
+	if (at > fl->cur && moved < at)
+		moved = at;
+	return moved - at > fl->growth ? moved - at : fl->growth;
+}
+
+/* Whether a unit of SIZE and ALIGN at AT leaves room for growth before TARGET. */
+static bool fits_growth(const struct filler *fl, uint64_t at, uint64_t size, uint64_t align,
+			uint64_t target)
+{
+	return at + size + push_after(fl, at, align) <= target;
+}
+
 /* Cold candidate K at AT (>= fl->cur): the padding before it counted.  0 or -ENOMEM. */
 static int fill_at(struct filler *fl, size_t k, uint64_t at)
 {
@@ -132,6 +164,7 @@ static int fill_at(struct filler *fl, size_t k, uint64_t at)
 
 	if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
 		return -ENOMEM;
+	fl->push = push_after(fl, at, c->align);
 	fl->plan->pad += at - fl->cur;
 	fl->used[k] = 1;
 	fl->plan->nr_fill++;
@@ -141,7 +174,8 @@ static int fill_at(struct filler *fl, size_t k, uint64_t at)
 
 /*
  * The largest unused cold unit that fits at fl->cur (aligned) before
- * TARGET, added to the plan.  1 if one was, 0 if none fits, or -ENOMEM.
+ * TARGET, growth's room left, added to the plan.  1 if one was, 0 if
+ * none fits, or -ENOMEM.
  */
 static int fill_one(struct filler *fl, uint64_t target)
 {
@@ -164,7 +198,7 @@ static int fill_one(struct filler *fl, uint64_t target)
 		if (fl->used[k])
 			continue;
 		at = align_up(fl->cur, c->align);
-		if (at + c->size > target)
+		if (!fits_growth(fl, at, c->size, c->align, target))
 			continue;
 		return fill_at(fl, k, at) ? -ENOMEM : 1;
 	}
@@ -212,7 +246,7 @@ static int fill_in_place(const struct planner *pl, struct filler *fl, const stru
 		if (fl->used[k] || haddr - c->addr > target)
 			continue;	/* taken, or before the block */
 		at = target - (haddr - c->addr);
-		if (at < fl->cur || at + c->size > target)
+		if (at < fl->cur || !fits_growth(fl, at, c->size, c->align, target))
 			continue;
 		if (fill_at(fl, k, at))
 			return -ENOMEM;
@@ -222,7 +256,7 @@ static int fill_in_place(const struct planner *pl, struct filler *fl, const stru
 
 int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 {
-	struct filler fl = { .plan = plan };
+	struct filler fl = { .plan = plan, .growth = pl->growth };
 	size_t i, next = 0;
 	int err;
 
@@ -245,12 +279,17 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 			;
 		if (err < 0)
 			goto out;
-		if (fl.cur < target)
-			plan->pad += target - fl.cur;
+		if (fl.cur < target) {
+			uint64_t pad = target - fl.cur;
+
+			plan->pad += pad;
+			plan->pad_growth += pad < fl.push ? pad : fl.push;
+		}
 		if ((err = plan_add(&fl, h->unit, target, h->size, h->align, true, h->weight)))
 			goto out;
 		plan->nr_hot++;
 		fl.cur = target + h->size;
+		fl.push = fl.growth;
 	}
 	plan->size = fl.cur;
 	/*

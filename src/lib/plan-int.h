@@ -24,7 +24,7 @@
 
 struct hunit {			/* a hot unit being placed */
 	uint32_t unit;
-	uint64_t size, align, room;	/* room = size + slack */
+	uint64_t size, align, room;	/* room = size + growth, aligned */
 	double weight;
 	uint32_t first_item, nr_items;	/* into pl->it (items of this unit) */
 	int64_t off;		/* -1 = not placed */
@@ -92,6 +92,7 @@ struct planner {
 	struct span *spans;
 	size_t nr_spans, cap_spans;
 	uint64_t limit;		/* block bytes available to hot units */
+	uint64_t growth;	/* any one unit may grow this much (plan->growth) */
 	bool in_place;		/* keep: cold units fill at their linked distance */
 	uint64_t keep_base;	/* keep: the address of offset 0 in the link */
 	uint64_t rng;

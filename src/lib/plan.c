@@ -207,7 +207,7 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 			return err;
 		}
 		/* the link's own sets pay what the link had between them */
-		if (!err && method != CACHEPIN_PLAN_KEEP && p.pad > p.pad_budget)
+		if (!err && method != CACHEPIN_PLAN_KEEP && p.pad - p.pad_growth > p.pad_budget)
 			cd->over_pad = true;
 		cachepin_plan__release(&p);
 		for (i = 0; i < o->nr_caches; i++)

@@ -13,7 +13,7 @@
 #include "tool.h"
 
 enum {
-	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_SLACK,
+	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_GROWTH,
 	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
 	OPT_HOLDOUT, OPT_METHOD,
 };
@@ -26,7 +26,7 @@ const struct tool_opt plan_opts[] = {
 	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },
 	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
 	{ "standalone", 0, NULL, "emit a complete script to add with -T: the block starts .text (INSERT BEFORE .text)", OPT_STANDALONE },
-	{ "slack", 0, "BYTES", "room left after each hot unit so it may grow (default 0)", OPT_SLACK },
+	{ "growth", 0, "BYTES", "any one unit of the block may grow by BYTES and no hot unit moves (default 64; 0 packs tight)", OPT_GROWTH },
 	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
 	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
@@ -104,12 +104,12 @@ static int plan_opt(int id, const char *arg, void *ctx)
 	case OPT_FIRST:
 		a->first = arg;
 		return 0;
-	case OPT_SLACK:
+	case OPT_GROWTH:
 		/* more room than a way span of the largest cache plans nothing useful */
-		if ((r = tool_parse_u64(arg, &a->po.slack, "--slack")))
+		if ((r = tool_parse_u64(arg, &a->po.growth, "--growth")))
 			return r;
-		if (a->po.slack > 65536)
-			return tool_error("bad --slack '%s': at most 65536 bytes", arg) * EXIT_USAGE;
+		if (a->po.growth > 65536)
+			return tool_error("bad --growth '%s': at most 65536 bytes", arg) * EXIT_USAGE;
 		return 0;
 	case OPT_MAXPAD:
 		if ((r = tool_parse_u64(arg, &a->po.max_pad, "--max-pad")))
@@ -256,18 +256,25 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 		return;
 	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
-		" bytes, %" PRIu64 " bytes of padding; %s in %.2f s\n",
-		plan->nr_hot, plan->nr_unplaceable, plan->nr_fill, plan->size, plan->pad,
-		cachepin_plan__method_name(plan->method), secs);
+		" bytes, %" PRIu64 " bytes of padding", plan->nr_hot, plan->nr_unplaceable, plan->nr_fill,
+		plan->size, plan->pad);
+	if (plan->growth)
+		fprintf(stderr, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", plan->pad_growth,
+			plan->growth);
+	fprintf(stderr, "; %s in %.2f s\n", cachepin_plan__method_name(plan->method), secs);
+	if (plan->growth < a->po.growth)
+		fprintf(stderr, "cachepin: growth: any one unit may grow by %" PRIu64 " bytes, not %" PRIu64
+			": the hot units fit the smallest cache packed, and more room after each would spill them out of it\n",
+			plan->growth, a->po.growth);
 	search_note(a, plan);
 	if (plan->tail_shift)
 		fprintf(stderr, "cachepin: the kernel text after TEXT_TEXT (from 0x%" PRIx64
 			") is taken 0x%" PRIx64 " bytes later, on the block alignment, where a relink with the plan puts it\n",
 			plan->tail_from, plan->tail_shift);
-	if (plan->pad > plan->pad_budget) {
-		fprintf(stderr, "cachepin: the relinked text grows by %" PRIu64 " bytes of padding, more than the %" PRIu64
+	if (plan->pad - plan->pad_growth > plan->pad_budget) {
+		fprintf(stderr, "cachepin: the relinked text grows by %" PRIu64 " bytes of padding besides growth's, more than the %" PRIu64
 			" of --max-pad %" PRIu64 " per way span: too few small cold units are known to fill the gaps\n",
-			plan->pad, plan->pad_budget, a->po.max_pad);
+			plan->pad - plan->pad_growth, plan->pad_budget, a->po.max_pad);
 		tool_hint("accept it if the text may grow by that much; else raise --max-pad, or give --objects or --map so that more cold units are known");
 	}
 }
@@ -413,7 +420,8 @@ static int plan_check_outputs(const struct plan_args *a, const char *profile)
 
 int cmd_plan(int argc, char **argv)
 {
-	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 4 } };
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 4,
+				       .growth = 64 } };
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
 	struct cachepin_load load = { 0 }, hload = { 0 };
 	struct cachepin_binary *bin = NULL;
