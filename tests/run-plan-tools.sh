@@ -54,7 +54,7 @@ done
 OBJS="main.o a.o b.o"
 gcc -Wl,-Map=prog.map -o prog $OBJS || fail "link failed"
 printf 'work_a 5000\nwork_b 4000\ntiny 3000\nmain 1000\n' > hot.txt
-$CACHEPIN plan --map prog.map -c 4K:2:64 --standalone -o prog.lds prog hot.txt 2>/dev/null ||
+$CACHEPIN plan --growth 0 --map prog.map -c 4K:2:64 --standalone -o prog.lds prog hot.txt 2>/dev/null ||
 	fail "plan failed"
 gcc -Wl,-T,prog.lds -o prog.new $OBJS || fail "relink failed"
 $CACHEPIN check -q prog.new prog.align > check.out || { cat check.out; fail "check failed"; }

@@ -171,7 +171,7 @@ grep -q "^cachepin: warning: 'fpa.log': [0-9]* of [0-9]* instructions ran outsid
 
 # a plan's layout without linking it: exactly the relink's own misses
 $CACHEPIN profile --user -m fpa.map -o fpa.prof fpa fpa.log 2>/dev/null || fail "profile of fpa.log failed"
-$CACHEPIN plan --standalone -c 16K:4:32 -m fpa.map -o fpa.ld fpa fpa.prof 2>/dev/null || fail "plan failed"
+$CACHEPIN plan --growth 0 --standalone -c 16K:4:32 -m fpa.map -o fpa.ld fpa fpa.prof 2>/dev/null || fail "plan failed"
 gcc -static -Wl,-T,fpa.ld -o fpp fps.o || fail "cannot link fpp with the plan"
 $CACHEPIN check -q fpp fpa.align > /dev/null || fail "fpp is not linked as planned"
 qtrace qemu-x86_64 -d in_asm,exec,nochain -D fpp.log ./fpp 200
