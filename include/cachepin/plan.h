@@ -40,6 +40,8 @@
 
 #define CACHEPIN_PLAN_MAX_GEO 8
 
+struct cachepin_align;
+
 enum cachepin_plan_method {
 	CACHEPIN_PLAN_SEARCH,	/* greedy colouring, local search on the simulation, repair */
 	CACHEPIN_PLAN_GREEDY,	/* the search's greedy colouring alone */
@@ -86,6 +88,13 @@ struct cachepin_plan_opts {
 	 */
 	const struct cachepin_model *folds[2][2];
 	size_t nr_folds;
+	/*
+	 * Re-plan from this previous plan (cachepin plan --keep): its hot
+	 * units that are hot again and still fit their slots stay there,
+	 * the search (the one method that places around them) places the
+	 * rest and moves none of them.  NULL: a plan from scratch.
+	 */
+	const struct cachepin_align *prev;
 };
 
 /* One method's held-out verdict, summed over the folds. */
@@ -132,6 +141,13 @@ struct cachepin_plan {
 	 */
 	uint64_t growth;
 	size_t nr_hot, nr_fill;
+	/*
+	 * opts.prev: its hot units kept at their offsets, placed again
+	 * (grown past their room), no longer hot (or unknown); hot units
+	 * new to it; of the units in both, those whose first set changed
+	 * (for its cache: the primary geometry's sets).
+	 */
+	size_t nr_kept, nr_replaced, nr_gone, nr_new, nr_set_changed;
 	uint64_t pad_budget;	/* max_pad for the whole block (growth's padding aside) */
 	size_t nr_unplaceable;	/* hot functions in fixed units (occupants) */
 	double hot_weight_placed, hot_weight_fixed;
@@ -167,7 +183,8 @@ struct cachepin_plan {
  * with the lowest sum wins, and gets its evaluation per geometry.
  * Returns 0 and fills PLAN (release with cachepin_plan__release()), or a
  * negative errno with PLAN empty: -EINVAL (no geometry, or more than 8),
- * -ENOENT after logging (no hot code is movable), -ENOMEM.
+ * -ENOENT after logging (no hot code is movable), -EXDEV (opts.prev has
+ * another block alignment: it was planned for other caches), -ENOMEM.
  */
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *opts,
 		       struct cachepin_plan *plan);

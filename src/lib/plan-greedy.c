@@ -97,8 +97,11 @@ int cachepin_plan_greedy(struct planner *pl)
 	/* pl->hu is in density order */
 	for (k = 0; k < pl->nr_hu; k++) {
 		struct hunit *h = &pl->hu[k];
-		int64_t slot = greedy_slot(pl, h);
+		int64_t slot;
 
+		if (h->off >= 0)
+			continue;	/* kept from the previous plan */
+		slot = greedy_slot(pl, h);
 		if (slot < 0) {
 			/* no room at any phase: extend the block by a way span */
 			pl->limit += pl->span_bytes;

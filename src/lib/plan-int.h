@@ -10,6 +10,7 @@
  *   plan-search.c  the local search (relocations) and the repair of missing sets
  *   plan-cand.c    the other candidates: link order kept, density, C3, line colouring
  *   plan-fill.c    emit order: cold fill of the gaps, padding
+ *   plan-keep.c    --keep: the previous plan's units that still fit, frozen
  *
  * Offsets are relative to the block start, which is aligned to the
  * largest way span of the target geometries; the set of a planned line
@@ -28,6 +29,8 @@ struct hunit {			/* a hot unit being placed */
 	double weight;
 	uint32_t first_item, nr_items;	/* into pl->it (items of this unit) */
 	int64_t off;		/* -1 = not placed */
+	bool frozen;		/* kept from the previous plan: the search moves it not */
+	uint32_t prev_set;	/* --keep: its first set in the old plan, or UINT32_MAX */
 };
 
 struct sitem {			/* an item of the search string */
@@ -194,5 +197,15 @@ uint64_t cachepin_plan_fillable(const struct planner *pl);
 
 /* plan-fill.c: the units of PLAN in block order, the gaps filled.  0 or -ENOMEM. */
 int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);
+
+/*
+ * plan-keep.c: the hot units of opts.prev that still fit their slots
+ * placed there, frozen, counted into PLAN (kept, placed again, gone,
+ * new).  0, -EXDEV (the old block has another alignment: planned for
+ * other caches; nothing logged), or -ENOMEM.
+ */
+int cachepin_plan_keep_prev(struct planner *pl, struct cachepin_plan *plan);
+/* plan-keep.c: after the plan, the hot units of both plans in another first set, into PLAN. */
+void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *plan);
 
 #endif

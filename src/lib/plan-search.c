@@ -181,6 +181,8 @@ int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan)
 		/* pick a unit: half the time one of the 64 densest */
 		k = (rnd(pl) & 1) && pl->nr_hu > 64 ? rnd(pl) % 64 : rnd(pl) % pl->nr_hu;
 		h = &pl->hu[k];
+		if (h->frozen)
+			continue;
 		step = phase_step(pl, h);
 		phase = (rnd(pl) % (pl->span_bytes / step)) * step;
 		slot = cachepin_plan_find_slot(pl, h, phase);
@@ -291,7 +293,7 @@ int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan)
 		if (set < 0)
 			break;
 		h = hot_member(pl, g, (uint32_t)set);
-		if (!h)
+		if (!h || h->frozen)
 			continue;
 		best_slots(pl, h, best_off, best_cost);
 		for (j = 0; j < 3 && best_cost[j] < INFINITY; j++) {

@@ -120,9 +120,12 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	pl.rng = seed ? seed : 0x2545f4914f6cdd1dULL;
 	pl.colour_ever = v->ever;
 	geo_weights(&pl, v);
-	if (!(err = cachepin_plan_setup(&pl, plan)) && !(err = plan_method(&pl, method, plan)))
+	if (!(err = cachepin_plan_setup(&pl, plan)) && (!o->prev || !(err = cachepin_plan_keep_prev(&pl, plan))) &&
+	    !(err = plan_method(&pl, method, plan)))
 		/* 4. emit order, cold fill, padding */
 		err = cachepin_plan_fill(&pl, plan);
+	if (!err && o->prev)
+		cachepin_plan_keep_count(&pl, plan);
 	plan->seed = seed;
 	plan->method = method;
 	if (err)

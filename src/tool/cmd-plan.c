@@ -13,7 +13,7 @@
 #include "tool.h"
 
 enum {
-	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_GROWTH,
+	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_GROWTH, OPT_PREV,
 	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
 	OPT_HOLDOUT, OPT_METHOD,
 };
@@ -33,6 +33,7 @@ const struct tool_opt plan_opts[] = {
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
 	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
 	{ "method", 0, "LIST", "candidates: search,greedy,colour,density,c3,keep or all (default all but greedy)", OPT_METHOD },
+	{ "keep", 0, "OLD.align", "re-plan from a previous plan: its hot units that still fit stay at their offsets and sets, the search places the rest", OPT_PREV },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
 	{ "max-hot", 0, "N", "place at most the N densest hot units (default 4000); the rest stay", OPT_MAXHOT },
@@ -43,7 +44,7 @@ const struct tool_opt plan_opts[] = {
 
 struct plan_args {
 	struct tool_inputs in;
-	const char *output, *align, *lld, *secorder, *first, *holdout;
+	const char *output, *align, *lld, *secorder, *first, *holdout, *prev;
 	bool standalone;
 	struct cachepin_plan_opts po;
 	size_t refs;
@@ -134,6 +135,9 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_HOLDOUT:
 		a->holdout = arg;
+		return 0;
+	case OPT_PREV:
+		a->prev = arg;
 		return 0;
 	case OPT_METHOD:
 		return parse_methods(arg, &a->po.methods);
@@ -230,6 +234,20 @@ static void search_note(const struct plan_args *a, const struct cachepin_plan *p
 		plan->moves_simulated, plan->moves_tried, plan->moves_taken);
 }
 
+/* --keep: what stayed, what was placed again, how many sets changed. */
+static void prev_report(const struct plan_args *a, const struct cachepin_plan *plan)
+{
+	const struct cachepin_align *al = a->po.prev;
+	const struct cachepin_cache *c = &a->in.caches[0];
+
+	fprintf(stderr, "cachepin: kept %zu hot units of '%s' at their offsets; placed %zu again (grown past their room), %zu new; %zu no longer hot; ",
+		plan->nr_kept, a->prev, plan->nr_replaced, plan->nr_new, plan->nr_gone);
+	if (al->sets == c->sets && al->line == c->line)
+		fprintf(stderr, "%zu of the hot units in both plans in another set\n", plan->nr_set_changed);
+	else
+		fprintf(stderr, "sets not compared (it was planned for %s)\n", al->cache);
+}
+
 /* The figures of the plan on standard error; SC gets the header lines' scores. */
 static void plan_report(const struct plan_args *a, const struct cachepin_plan *plan, double secs,
 			struct cachepin_emit_score *sc)
@@ -267,6 +285,8 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			": the hot units fit the smallest cache packed, and more room after each would spill them out of it\n",
 			plan->growth, a->po.growth);
 	search_note(a, plan);
+	if (a->prev)
+		prev_report(a, plan);
 	if (plan->tail_shift)
 		fprintf(stderr, "cachepin: the kernel text after TEXT_TEXT (from 0x%" PRIx64
 			") is taken 0x%" PRIx64 " bytes later, on the block alignment, where a relink with the plan puts it\n",
@@ -401,6 +421,28 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 	return tool_outputs_commit(&os);
 }
 
+/*
+ * --keep: the previous plan into *PREV and A->po; the search alone
+ * places around its units.  0, 1 after the message, or EXIT_USAGE.
+ * Its alignment file may be an output: read whole first, it is
+ * replaced only when the new plan is written.
+ */
+static int plan_prev(struct plan_args *a, struct cachepin_align **prev)
+{
+	const unsigned int search = 1u << CACHEPIN_PLAN_SEARCH | 1u << CACHEPIN_PLAN_GREEDY;
+
+	if (a->po.methods & ~search)
+		return tool_error("--keep places around the old plan with the search: --method may be search or greedy")
+		       * EXIT_USAGE;
+	if (!a->po.methods)
+		a->po.methods = 1u << CACHEPIN_PLAN_SEARCH;
+	*prev = cachepin_align__read(a->prev);
+	if (!*prev)
+		return 1;
+	a->po.prev = *prev;
+	return 0;
+}
+
 /* No output of plan may be one of its inputs or another output. */
 static int plan_check_outputs(const struct plan_args *a, const char *profile)
 {
@@ -429,6 +471,7 @@ int cmd_plan(int argc, char **argv)
 	struct cachepin_plan plan = { 0 };
 	struct timespec t0, t1;
 	char *align_name = NULL;
+	struct cachepin_align *prev = NULL;
 	int first, rc = 1, err;
 
 	first = tool_parse(tool_find_cmd("plan"), argc, argv, plan_opt, &a);
@@ -454,6 +497,9 @@ int cmd_plan(int argc, char **argv)
 	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
 		goto out;
 	tool_recorded_cache(&a.in, &load, argv[first + 1]);
+	if (a.prev && (rc = plan_prev(&a, &prev)))
+		goto out;
+	rc = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	m = cachepin_model__new(load.profile, bin, load.map,
 				&(struct cachepin_model_opts){ .refs = a.refs, .whole = a.whole });
@@ -473,6 +519,11 @@ int cmd_plan(int argc, char **argv)
 	if (err) {
 		if (err == -ENOMEM)
 			tool_error("out of memory");
+		if (err == -EXDEV) {
+			tool_error("'%s': planned for %s, a block aligned to %" PRIu64 " bytes: its offsets do not give the sets of a plan for %s",
+				   a.prev, prev->cache, prev->block_align, a.in.caches[0].name);
+			tool_hint("plan for the caches it was planned for, or without --keep");
+		}
 		goto out;
 	}
 	cand_report(&a, &plan, load.profile);
@@ -480,6 +531,7 @@ int cmd_plan(int argc, char **argv)
 	rc = plan_write(&a, &plan, m, load.profile, sc);
 out:
 	free(align_name);
+	cachepin_align__free(prev);
 	cachepin_plan__release(&plan);
 	cachepin_model__free(m);
 	cachepin_model__free(half[1]);
