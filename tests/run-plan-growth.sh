@@ -72,6 +72,19 @@ testrun_compare grown hash 64 128 plan <<'EOF'
 block start 0x10000, aligned to 512
 ok: 6 of 6 units at their planned offsets; 0 fill units moved (cold code, -v lists them)
 EOF
+# far past its room (172 bytes): route pushes lookup to another set and
+# hash by 12 bytes; with the profile check models this link and the
+# plan's sets (every unit at its planned offset, route overlapping
+# lookup there: no link gives it, its lines are where the plan put them)
+grown route 128 300 plan > /dev/null
+checkp() { $CACHEPIN check "$@" || :; }
+testrun_compare checkp -p hot.txt -m g-route-300.map g-route-300 plan.align <<'EOF'
+block start 0x10000, aligned to 512
+moved: hot lookup planned +0xc0 (set 6), now +0x12c (set 9)
+moved: hot hash planned +0x180 (set 12), now +0x18c (set 12)
+modelled misses (1K:2:32, lru): this link 22, as planned 20 (+10.0 %)
+FAILED: 4 of 6 units in place, 2 hot moved, 0 missing
+EOF
 testrun_compare grown hash 64 68 tight <<'EOF'
 block start 0x10000, aligned to 512
 moved: hot csum planned +0x140 (set 10), now +0x144 (set 10)

@@ -48,6 +48,18 @@ int cachepin_layout__from_align(struct cachepin_layout *l, const struct cachepin
 int cachepin_layout__from_relink(struct cachepin_layout *l, const struct cachepin_binary *bin,
 				 const struct cachepin_binary *new);
 
+/*
+ * The plan AL's sets on BIN as it is linked: every unit of AL that BIN
+ * holds (by symbol and object, or by symbol alone where the object is
+ * named otherwise) at START (the block start) plus its planned offset, whatever
+ * its size now, the rest where BIN has it.  Where a unit grew past its
+ * room the units overlap: no link gives this, but its lines are in the
+ * sets the plan chose for them (cachepin check --profile scores it as
+ * "as planned").  0 or -ENOMEM.
+ */
+int cachepin_layout__pin_align(struct cachepin_layout *l, const struct cachepin_binary *bin,
+			       const struct cachepin_align *al, uint64_t start);
+
 /* ---- an editable link ---- */
 
 /*

@@ -505,6 +505,47 @@ int64_t cachepin_layout__delta(const struct cachepin_layout *l, uint64_t addr, b
 	return f && l->known[k] ? l->delta[k] : 0;
 }
 
+int cachepin_layout__pin_align(struct cachepin_layout *l, const struct cachepin_binary *bin,
+				const struct cachepin_align *al, uint64_t start)
+{
+	size_t i, k;
+	int err;
+
+	if ((err = layout_alloc(l, bin)))
+		return err;
+	l->block_start = start;
+	for (i = 0; i < al->nr; i++) {
+		const struct cachepin_align_entry *e = &al->e[i];
+		const struct cachepin_unit *u;
+		uint64_t symoff, to;
+
+		struct cachepin_align_entry anyobj = *e;
+
+		/* a fill unit without a symbol is cold: where it is costs nothing */
+		if (!e->symbol)
+			continue;
+		/* a build in another directory names its objects otherwise */
+		anyobj.object = NULL;
+		u = entry_unit(bin, e, &symoff);
+		if (!u)
+			u = entry_unit(bin, &anyobj, &symoff);
+		if (!u || e->off < symoff)
+			continue;
+		to = start + e->off - symoff;
+		for (k = 0; k < u->nr_funcs; k++) {
+			size_t fi = u->first_func + k;
+
+			l->delta[fi] = (int64_t)(to - u->addr);
+			if (!l->known[fi])
+				l->nr_known++;
+			l->known[fi] = true;
+		}
+		if (to + u->size - start > l->block_size)
+			l->block_size = to + u->size - start;
+	}
+	return 0;
+}
+
 uint64_t *cachepin_layout__faddr(const struct cachepin_layout *l)
 {
 	uint64_t *fa = malloc((l->bin->nr_funcs + 1) * sizeof(*fa));

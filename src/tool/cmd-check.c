@@ -3,33 +3,49 @@
  * cachepin check: after the link, every planned unit is at its planned
  * offset and set, the block start is aligned, nothing planned is missing.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cachepin/align.h"
+#include "cachepin/layout.h"
+#include "cachepin/model.h"
+#include "cachepin/score.h"
 #include "cachepin/symmap.h"
 #include "tool.h"
 
-enum { OPT_QUIET = 'q' };
+enum { OPT_QUIET = 'q', OPT_PROFILE = 'p' };
 
 const struct tool_opt check_opts[] = {
 	{ "quiet", 'q', NULL, "print only problems", OPT_QUIET },
+	{ "profile", 'p', "PROFILE", "also model the misses of this link and of the plan's layout of it (an ELF binary, with its map)", OPT_PROFILE },
+	{ "map", 'm', "FILE", "GNU ld link map of the binary: the units' alignment for the plan's layout", 'm' },
 	{ NULL }
+};
+
+struct check_ctx {
+	const char *binary, *profile;
+	struct tool_inputs in;
+	bool quiet;
 };
 
 static int check_opt(int id, const char *arg, void *ctx)
 {
-	if (id == OPT_QUIET) {
-		*(bool *)ctx = true;
+	struct check_ctx *c = ctx;
+
+	switch (id) {
+	case OPT_QUIET:
+		c->quiet = true;
+		return 0;
+	case OPT_PROFILE:
+		c->profile = arg;
+		return 0;
+	case 'm':
+		c->in.map = arg;
 		return 0;
 	}
 	return EXIT_USAGE;
 }
-
-struct check_ctx {
-	const char *binary;
-	bool quiet;
-};
 
 static void check_entry(void *ctx, const struct cachepin_verify_entry *v)
 {
@@ -88,6 +104,70 @@ static void check_tail(const struct cachepin_align *al, const struct cachepin_ve
 		       v->tail_addr);
 }
 
+/* The misses of model M under cache C for the layout FADDR (NULL: as linked) into *MISS. */
+static int model_misses(const struct cachepin_model *m, const uint64_t *faddr,
+			const struct cachepin_cache *c, uint64_t *miss)
+{
+	struct cachepin_score sc;
+
+	if (cachepin_score__run(m, faddr, c, CACHEPIN_SCORE_NO_OPT | CACHEPIN_SCORE_OWN_POLICY, &sc))
+		return tool_error("out of memory");
+	*miss = sc.miss[c->repl];
+	cachepin_score__release(&sc);
+	return 0;
+}
+
+/*
+ * --profile: this link's modelled misses, and those of this link with
+ * every unit of the plan at its planned offset from START, the block
+ * start (where a unit grew, what the plan's sets would give), for the
+ * plan's cache.  0, or 1 after a message.
+ */
+static int check_misses(struct check_ctx *c, const struct cachepin_align *al, const char *al_path,
+			uint64_t start)
+{
+	struct cachepin_binary *bin = NULL;
+	struct cachepin_load load = { 0 };
+	struct cachepin_model *m = NULL;
+	struct cachepin_layout l = { 0 };
+	struct cachepin_model_opts mo = { 0 };
+	uint64_t *faddr = NULL, now = 0, planned = 0;
+	const struct cachepin_cache *cache;
+	int rc = 1;
+
+	if (tool_inputs_opt(&c->in, 'c', al->cache))
+		return tool_error("'%s': cache '%s' is no geometry this cachepin knows", al_path, al->cache);
+	cache = &c->in.caches[0];
+	c->in.binary = c->binary;
+	bin = tool_open_binary(&c->in);
+	if (!bin || tool_load_profile(&c->in, bin, c->profile, &load))
+		goto out;
+	m = cachepin_model__new(load.profile, bin, load.map, &mo);
+	if (!m) {
+		tool_error("'%s': cannot build the model: %s", c->binary, strerror(errno));
+		goto out;
+	}
+	if (model_misses(m, NULL, cache, &now))
+		goto out;
+	if (cachepin_layout__pin_align(&l, bin, al, start) || !(faddr = cachepin_layout__faddr(&l))) {
+		tool_error("out of memory");
+		goto out;
+	}
+	if (model_misses(m, faddr, cache, &planned))
+		goto out;
+	printf("modelled misses (%s, %s): this link %" PRIu64 ", as planned %" PRIu64 " (%+.1f %%)\n",
+	       cache->name, cachepin_repl_name(cache->repl), now, planned,
+	       planned ? 100.0 * ((double)now - (double)planned) / (double)planned : 0);
+	rc = 0;
+out:
+	free(faddr);
+	cachepin_layout__release(&l);
+	cachepin_model__free(m);
+	cachepin_load__release(&load);
+	cachepin_binary__free(bin);
+	return rc;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct cachepin_symmap *sm = NULL;
@@ -96,7 +176,7 @@ int cmd_check(int argc, char **argv)
 	struct check_ctx c = { 0 };
 	int first, rc = 1;
 
-	first = tool_parse(tool_find_cmd("check"), argc, argv, check_opt, &c.quiet);
+	first = tool_parse(tool_find_cmd("check"), argc, argv, check_opt, &c);
 	if (argc - first != 2) {
 		tool_error("check: need the relinked binary (or System.map, nm output) and the alignment file");
 		tool_usage(tool_find_cmd("check"), stderr);
@@ -119,11 +199,15 @@ int cmd_check(int argc, char **argv)
 	check_start(al, &v, &c);
 	if (cachepin_align__verify(al, sm, &v, check_entry, &c)) {
 		check_tail(al, &v, &c);
+		if (c.profile && check_misses(&c, al, argv[first + 1], v.start))
+			goto out;
 		printf("FAILED: %zu of %zu units in place, %zu hot moved, %zu missing%s%s\n", v.ok,
 		       al->nr, v.moved, v.missing, v.misaligned ? ", block start misaligned" : "",
 		       v.tail != CACHEPIN_TAIL_OK ? ", the text after the block elsewhere" : "");
 		goto out;
 	}
+	if (c.profile && !c.quiet && check_misses(&c, al, argv[first + 1], v.start))
+		goto out;
 	if (!c.quiet || v.fill_moved)
 		printf("ok: %zu of %zu units at their planned offsets; %zu fill units moved (cold code, -v lists them)%s\n",
 		       v.ok, al->nr, v.fill_moved,
@@ -132,5 +216,6 @@ int cmd_check(int argc, char **argv)
 out:
 	cachepin_align__free(al);
 	cachepin_symmap__free(sm);
+	tool_inputs_release(&c.in);
 	return rc;
 }
