@@ -204,22 +204,26 @@ done
 echo
 echo "## Stability"
 echo
-echo "Misses over the perturbed builds of each layout (a pad section of random"
-echo "size at a random place in the link order, the code before the hot block"
-echo "grown, one hot function grown by 4 to 64 bytes; the same perturbations for"
-echo "every layout).  spread = (max - min) / median."
+echo "Misses over the perturbed builds of each layout, one kind of change a"
+echo "build: pad, a pad section of random size at a random place in the link"
+echo "order; pre, the code before the hot block grown; grow, one hot function"
+echo "grown by 4 to 64 bytes (the same changes for every layout).  spread ="
+echo "(max - min) / median."
 echo
-table_head "program layout" "$stabc" min median max spread
+table_head "program layout kind" "$stabc" min median max spread
 for p; do
 	awk -F, -v p="$p" -v caches="$stabc" '
-		NR > 1 && $1 == p { v[$2, $3, ++k[$2, $3]] = $5; if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 } }
+		NR > 1 && $1 == p {
+			r = $2 SUBSEP $4; v[r, $3, ++k[r, $3]] = $6
+			if (!(r in seen)) { seen[r] = 1; order[n++] = r }
+		}
 		END {
 			nc = split(caches, c, /[ \n]+/)
 			for (i = 0; i < n; i++) {
-				l = order[i]; printf "| %s | %s |", p, l
+				r = order[i]; split(r, lk, SUBSEP); printf "| %s | %s | %s |", p, lk[1], lk[2]
 				for (j = 1; j <= nc; j++) {
-					s = c[j]; m = k[l, s]
-					for (a = 1; a <= m; a++) x[a] = v[l, s, a]
+					s = c[j]; m = k[r, s]
+					for (a = 1; a <= m; a++) x[a] = v[r, s, a]
 					for (a = 2; a <= m; a++) { t = x[a]; for (b = a - 1; b >= 1 && x[b] > t; b--) x[b + 1] = x[b]; x[b + 1] = t }
 					med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
 					printf " %d | %d | %d | %.1f %% |", x[1], med, x[m], med ? (x[m] - x[1]) * 100 / med : 0
@@ -230,7 +234,24 @@ for p; do
 done
 echo
 for p; do
-	awk -v p="$p" '$1 == "moved" { printf "%s, %s: cachepin check of the %d perturbed builds: %d hot units off their planned offsets (in %d builds).\n", p, $2, $5, $3, $4 }' "$R/$p.info"
+	awk -v p="$p" '$1 == "moved" { printf "%s, %s, %s: cachepin check of the %d perturbed builds: %d hot units off their planned offsets (in %d builds).\n", p, $2, $3, $6, $4, $5 }' "$R/$p.info"
+done
+echo
+echo "Two recordings of one workload, a plan from each (cachepin and"
+echo "cachepin-r2, for $PLAN_CACHES): hot units of both plans in another first set,"
+echo "and the cachegrind misses of the two plans' links."
+echo
+for p; do
+	awk -F, -v p="$p" 'NR == FNR { if ($1 == "recordings") { both = $2; moved = $3 } next }
+		$1 == p && $2 == "cachepin" { a[$3] = $4 } $1 == p && $2 == "cachepin-r2" { b[$3] = $4 }
+		END {
+			if (both == "") exit
+			printf "%s: %d of %d hot units in both plans in another set;", p, moved, both
+			for (s in a) if (s in b) ks[++nk] = s + 0
+			for (i = 2; i <= nk; i++) { t = ks[i]; for (j = i - 1; j >= 1 && ks[j] > t; j--) ks[j + 1] = ks[j]; ks[j + 1] = t }
+			for (i = 1; i <= nk; i++) { s = ks[i]; printf " %s: %d and %d (%+.1f %%);", s, a[s], b[s], a[s] ? (b[s] - a[s]) * 100 / a[s] : 0 }
+			print ""
+		}' FS=' ' "$R/$p.info" FS=, "$CSV"
 done
 
 if [ -r "$MODEL" ]; then

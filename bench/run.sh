@@ -25,11 +25,15 @@
 # valgrind --tool=cachegrind for every size in $CACHES, 4 ways, 32-byte
 # lines, and for all but the random orders with a fully associative cache of
 # the same size (the reference without conflict misses).  Then it links
-# the layouts of $STAB_LAYOUTS again $PERTURB times with unrelated
-# changes (a pad section of random size at a random place of the link
-# order, the code before the hot block grown, one hot function grown by 4
-# to 64 bytes) and reports min/median/max misses at $STAB_CACHES.  Every
-# build of every layout must print what the default prints.
+# the layouts of $STAB_LAYOUTS again $PERTURB times for each kind of
+# change in $KINDS, one change a build: a pad section of random size at
+# a random place of the link order (pad), the code before the hot block
+# grown (pre), one hot function grown by 4 to 64 bytes (grow); it reports
+# min/median/max misses at $STAB_CACHES per kind, and how many hot units
+# cachepin check finds off their planned offsets.  Every build of every
+# layout must print what the default prints.  The plan of the second
+# recording (cachepin-r2) is linked and measured beside the first's, and
+# the hot units the two plans put in different sets are counted.
 #
 # The model is measured too: cachepin score gives its LRU misses of every
 # layout at the same geometries, once with the profile the plans were made
@@ -42,8 +46,8 @@
 # same sources, compiler and inputs give the same table (the model's
 # figures and the plans vary with the recordings).
 #
-#   --quick   one program (readelf unless named), 32 KiB only, 3 perturbations,
-#             3 random orders
+#   --quick   one program (readelf unless named), 32 KiB only, 2 perturbations
+#             of each kind, 3 random orders
 #   --check   the smallest run that exercises every step (make check), 2
 #             random orders
 #
@@ -53,13 +57,14 @@
 #                with --check)
 #   CACHES       I1 sizes in bytes (16384 32768 65536)
 #   STAB_CACHES  sizes of the stability runs (32768 65536)
-#   PERTURB      perturbed builds per layout (10)
+#   PERTURB      perturbed builds per layout and kind (5)
+#   KINDS        the kinds of perturbation (pad pre grow)
 #   RANDOM_ORDERS random function orders per program (20)
 #   LAYOUTS      the layouts to compare (all of the above but randK;
 #                --check: not align32 and align64, which need two more
 #                builds)
 #   STAB_LAYOUTS the layouts of the perturbed builds ($LAYOUTS but
-#                cachepin16 and cachepin32)
+#                cachepin16, cachepin32 and cachepin-r2)
 #   PLAN_CACHES  cachepin plan's -c (32K:4:32,64K:4:32: one layout for both
 #                Cortex-A9 sizes)
 #   PROFILE_FREQ perf record -F (20000)
@@ -88,7 +93,7 @@ full)
 	RESULTS=${RESULTS:-$top/bench/results}
 	CACHES=${CACHES:-16384 32768 65536}
 	STAB_CACHES=${STAB_CACHES:-32768 65536}
-	PERTURB=${PERTURB:-10}
+	PERTURB=${PERTURB:-5}
 	RANDOM_ORDERS=${RANDOM_ORDERS:-20}
 	;;
 *)
@@ -96,7 +101,7 @@ full)
 	CACHES=${CACHES:-32768}
 	STAB_CACHES=${STAB_CACHES:-32768}
 	case $mode in
-	quick) PERTURB=${PERTURB:-3} RANDOM_ORDERS=${RANDOM_ORDERS:-3} ;;
+	quick) PERTURB=${PERTURB:-2} RANDOM_ORDERS=${RANDOM_ORDERS:-3} ;;
 	check) PERTURB=${PERTURB:-1} RANDOM_ORDERS=${RANDOM_ORDERS:-2}
 		LAYOUTS=${LAYOUTS:-default hotfirst c3 lld cachepin} ;;
 	esac
@@ -104,12 +109,16 @@ full)
 	;;
 esac
 LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin cachepin16 cachepin32 cachepin64}
+# the plan from the second recording beside the plan from the first
+case " $LAYOUTS " in *" cachepin "*) LAYOUTS="$LAYOUTS cachepin-r2" ;; esac
 # the perturbed builds: every layout but the plans for one small cache
+# and the second recording's
 if [ -z "$STAB_LAYOUTS" ]; then
 	for l in $LAYOUTS; do
-		case $l in cachepin16|cachepin32) ;; *) STAB_LAYOUTS="$STAB_LAYOUTS $l" ;; esac
+		case $l in cachepin16|cachepin32|cachepin-r2) ;; *) STAB_LAYOUTS="$STAB_LAYOUTS $l" ;; esac
 	done
 fi
+KINDS=${KINDS:-pad pre grow}
 # the model's geometries: the sizes of $CACHES as cachegrind simulates them
 MODEL_CACHES=$(for s in $CACHES; do printf '%s:4:32,' $s; done)
 MODEL_CACHES=${MODEL_CACHES%,}
@@ -304,15 +313,17 @@ bench_program() {
 		END { for (k in w) printf "%s %d\n", k, w[k] }' "$W/$p.profile" |
 		sort > "$W/lld.cg"
 	for l in $LAYOUTS; do
+		prof=$W/$p.profile
 		case $l in
 		cachepin) c=$PLAN_CACHES ;;
+		cachepin-r2) c=$PLAN_CACHES prof=$W/$p.holdout.profile ;;
 		cachepin16) c=16K:4:32 ;;
 		cachepin32) c=32K:4:32 ;;
 		cachepin64) c=64K:4:32 ;;
 		*) continue ;;
 		esac
 		"$CACHEPIN" plan --map "$L/default.map" -c "$c" --standalone \
-			-o "$W/$l.lds" "$L/default" "$W/$p.profile" > "$W/$l.plan.txt" 2>&1 ||
+			-o "$W/$l.lds" "$L/default" "$prof" > "$W/$l.plan.txt" 2>&1 ||
 			{ cat "$W/$l.plan.txt" >&2; die "'$p': cachepin plan failed"; }
 	done
 
@@ -332,7 +343,7 @@ bench_program() {
 			# next one off its slot: counted, not fatal
 			if "$CACHEPIN" check "$_out" "$W/$_l.align" > "$_out.check" 2>&1; then
 				echo 0 > "$_out.moved"
-			elif [ $# -eq 0 ]; then
+			elif [ -z "$PERTURBED" ]; then
 				cat "$_out.check" >&2; die "'$_out': cachepin check failed"
 			else
 				grep -c "^moved: hot " "$_out.check" > "$_out.moved" || true
@@ -366,6 +377,11 @@ bench_program() {
 	r=$((r % 2147483646 + 1))
 	k=1
 	: > "$S/params"
+	# each perturbation kind on its own (KINDS): a pad section of random
+	# size at a random place of the link order (pad), the code before the
+	# hot block grown (pre), one hot function grown by 4 to 64 bytes
+	# (grow); the same random draws as when they were made together
+	PERTURBED=1
 	while [ $k -le "$PERTURB" ]; do
 		r=$(rand $r); padsz=$((16 + r % 8177))
 		r=$(rand $r); padpos=$((r % (nobj + 1)))
@@ -375,28 +391,36 @@ bench_program() {
 		gfn=$(sed -n "${gi}p" "$W/growable" | cut -d' ' -f1)
 		gobj=$(sed -n "${gi}p" "$W/growable" | cut -d' ' -f2)
 		echo "$k pad=$padsz@$padpos pre=$presz grow=$gfn+$gby" >> "$S/params"
-		d=$S/$k
-		mkdir -p "$d"
-		skip_obj bench_pad $padsz "$d/pad"
-		skip_obj bench_pre $presz "$d/pre"
-		printf 'SECTIONS\n{\n  .text.bench_pre : { *(.text.bench_pre) }\n}\nINSERT AFTER .init;\n' > "$d/pre.lds"
-		for b in $BUILDS; do
-			o=$(echo "$gobj" | sed "s|^$W/build/|$W/$b/|")
-			grow "$W/$b" "$o" "$gfn" $gby "$d/$b.grown.o"
-			awk -v pos=$padpos -v pad="$d/pad.o" -v pre="$d/pre.o" -v o="$o" -v g="$d/$b.grown.o" '
-				BEGIN { print pre }
-				/\.o$/ { if (n++ == pos) print pad }
-				$0 == o { print g; next }
-				{ print }
-				END { if (n <= pos) print pad }' "$W/$b/link-inputs" > "$W/$b/link-inputs.use"
-		done
-		for l in $STAB_LAYOUTS; do
-			link_layout $l "$d/$l" -Wl,-T,"$d/pre.lds"
-			(cd "$IN" && $ENV "$d/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$d/out.$l")
-			cmp -s "$W/out.ref" "$d/out.$l" || die "'$p' perturbed build $k of '$l' prints something else"
+		for kind in $KINDS; do
+			d=$S/$kind$k
+			mkdir -p "$d"
+			extra=
+			for b in $BUILDS; do
+				o=$(echo "$gobj" | sed "s|^$W/build/|$W/$b/|")
+				case $kind in
+				pad) skip_obj bench_pad $padsz "$d/pad"
+					awk -v pos=$padpos -v pad="$d/pad.o" '
+						/\.o$/ { if (n++ == pos) print pad }
+						{ print }
+						END { if (n <= pos) print pad }' "$W/$b/link-inputs" ;;
+				pre) skip_obj bench_pre $presz "$d/pre"
+					printf 'SECTIONS\n{\n  .text.bench_pre : { *(.text.bench_pre) }\n}\nINSERT AFTER .init;\n' > "$d/pre.lds"
+					extra=-Wl,-T,$d/pre.lds
+					{ echo "$d/pre.o"; cat "$W/$b/link-inputs"; } ;;
+				grow) grow "$W/$b" "$o" "$gfn" $gby "$d/$b.grown.o"
+					awk -v o="$o" -v g="$d/$b.grown.o" '$0 == o { print g; next } { print }' \
+						"$W/$b/link-inputs" ;;
+				esac > "$W/$b/link-inputs.use"
+			done
+			for l in $STAB_LAYOUTS; do
+				link_layout $l "$d/$l" $extra
+				(cd "$IN" && $ENV "$d/$l" $prog_args_measure < ${prog_stdin:-/dev/null} > "$d/out.$l")
+				cmp -s "$W/out.ref" "$d/out.$l" || die "'$p' perturbed build $kind$k of '$l' prints something else"
+			done
 		done
 		k=$((k + 1))
 	done
+	PERTURBED=
 	for b in $BUILDS; do
 		cp "$W/$b/link-inputs" "$W/$b/link-inputs.use"
 	done
@@ -413,12 +437,14 @@ bench_program() {
 		done
 	done
 	for l in $STAB_LAYOUTS; do
-		k=1
-		while [ $k -le "$PERTURB" ]; do
-			for s in $STAB_CACHES; do
-				cg_job "$S/$k/$l" $s 4 "$CG/$l.$s.p$k" >> "$W/jobs"
+		for kind in $KINDS; do
+			k=1
+			while [ $k -le "$PERTURB" ]; do
+				for s in $STAB_CACHES; do
+					cg_job "$S/$kind$k/$l" $s 4 "$CG/$l.$s.$kind$k" >> "$W/jobs"
+				done
+				k=$((k + 1))
 			done
-			k=$((k + 1))
 		done
 	done
 	for l in $RANDS; do
@@ -453,10 +479,12 @@ bench_program() {
 	done >> "$RESULTS/model.csv.tmp"
 	for l in $STAB_LAYOUTS; do
 		for s in $STAB_CACHES; do
-			k=1
-			while [ $k -le "$PERTURB" ]; do
-				echo "$p,$l,$s,$k,$(misses "$CG/$l.$s.p$k")"
-				k=$((k + 1))
+			for kind in $KINDS; do
+				k=1
+				while [ $k -le "$PERTURB" ]; do
+					echo "$p,$l,$s,$kind,$k,$(misses "$CG/$l.$s.$kind$k")"
+					k=$((k + 1))
+				done
 			done
 		done
 	done >> "$RESULTS/stability.csv.tmp"
@@ -467,8 +495,17 @@ bench_program() {
 		echo "args $prog_args_measure"
 		for l in $STAB_LAYOUTS; do
 			case $l in cachepin*) ;; *) continue ;; esac
-			echo "moved $l $(cat "$S"/*/$l.moved | awk '{ s += $1; if ($1 > 0) b++ } END { printf "%d %d", s, b }') $PERTURB"
+			for kind in $KINDS; do
+				echo "moved $l $kind $(cat "$S"/$kind*/$l.moved | awk '{ s += $1; if ($1 > 0) b++ } END { printf "%d %d", s, b }') $PERTURB"
+			done
 		done
+		# two recordings of one workload, a plan from each: hot units of
+		# both in another first set (the primary cache's)
+		if [ -s "$W/cachepin.align" ] && [ -s "$W/cachepin-r2.align" ]; then
+			awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$W/cachepin.align" | sort > "$W/r1.sets"
+			awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$W/cachepin-r2.align" | sort > "$W/r2.sets"
+			echo "recordings $(join "$W/r1.sets" "$W/r2.sets" | awk '{ n++; if ($2 != $3) c++ } END { printf "%d %d", n, c }') $(wc -l < "$W/r1.sets") $(wc -l < "$W/r2.sets")"
+		fi
 	} > "$RESULTS/$p.info.tmp"
 }
 
@@ -477,7 +514,7 @@ for p; do
 	( bench_program "$p" )
 done
 echo "program,layout,cache,misses,fa_misses" | cat - "$RESULTS/layouts.csv.tmp" > "$RESULTS/layouts.csv"
-echo "program,layout,cache,build,misses" | cat - "$RESULTS/stability.csv.tmp" > "$RESULTS/stability.csv"
+echo "program,layout,cache,kind,build,misses" | cat - "$RESULTS/stability.csv.tmp" > "$RESULTS/stability.csv"
 echo "program,layout,cache,model_insample,model_holdout,misses" | cat - "$RESULTS/model.csv.tmp" > "$RESULTS/model.csv"
 rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp" "$RESULTS/model.csv.tmp"
 for p; do mv "$RESULTS/$p.info.tmp" "$RESULTS/$p.info"; done

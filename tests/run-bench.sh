@@ -13,7 +13,7 @@ RESULTS=$R CACHEPIN=$top/cachepin "$top/bench/run.sh" --check readelf > bench.ou
 csv=$R/layouts.csv
 [ -s "$csv" ] || fail "no $csv"
 # every layout measured, misses >= the fully associative reference > 0
-for l in default hotfirst c3 lld cachepin; do
+for l in default hotfirst c3 lld cachepin cachepin-r2; do
 	row=$(grep "^readelf,$l,32768," "$csv") || fail "no row for layout $l"
 	m=$(echo "$row" | cut -d, -f4)
 	fa=$(echo "$row" | cut -d, -f5)
@@ -24,13 +24,20 @@ def=$(grep '^readelf,default,32768,' "$csv" | cut -d, -f4)
 cp=$(grep '^readelf,cachepin,32768,' "$csv" | cut -d, -f4)
 # the planned layout must beat the default link on the profiled workload
 [ "$cp" -lt "$def" ] || fail "cachepin layout: $cp misses, default $def"
-# one perturbed build per layout, measured
-n=$(grep -c '^readelf,[a-z0-9]*,32768,1,[0-9][0-9]*$' "$R/stability.csv")
-[ "$n" -eq 5 ] || fail "stability rows: $n, want 5"
+# one perturbed build per layout and kind of change, measured
+n=$(grep -Ec '^readelf,[a-z0-9]+,32768,(pad|pre|grow),1,[0-9]+$' "$R/stability.csv")
+[ "$n" -eq 15 ] || fail "stability rows: $n, want 15"
+# cachepin check of each kind's build, and the two recordings' plans compared
+for k in pad pre grow; do
+	grep -Eq "^moved cachepin $k [0-9]+ [0-9]+ 1$" "$R/readelf.info" || fail "no check count of the $k build"
+done
+grep -Eq '^recordings [0-9]+ [0-9]+ [0-9]+ [0-9]+$' "$R/readelf.info" || fail "the two recordings' plans are not compared"
+grep -Eq '^readelf: [0-9]+ of [0-9]+ hot units in both plans in another set; 32768: [0-9]+ and [0-9]+ ' "$R/layouts.md" ||
+	fail "layouts.md does not compare the two recordings' plans"
 # the model's figure of every layout and of the two random orders, in
 # sample and held out, beside cachegrind's
-n=$(grep -c '^readelf,[a-z0-9]*,32768,[0-9][0-9]*,[0-9][0-9]*,[0-9][0-9]*$' "$R/model.csv")
-[ "$n" -eq 7 ] || fail "model rows: $n, want 7"
+n=$(grep -Ec '^readelf,[a-z0-9-]+,32768,[0-9]+,[0-9]+,[0-9]+$' "$R/model.csv")
+[ "$n" -eq 8 ] || fail "model rows: $n, want 8"
 for l in default cachepin rand1 rand2; do
 	grep -q "^readelf,$l,32768," "$R/model.csv" || fail "no model row for $l"
 done
