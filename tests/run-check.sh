@@ -44,6 +44,7 @@ sed 's/^c0102080 t hot_two/c01020a0 t hot_two/' System.map > moved.map
 if $CACHEPIN check moved.map plan.align > out2; then fail "a moved hot unit passed"; fi
 testrun_compare cat out2 <<'EOF'
 block start 0xc0102000, aligned to 8192
+moved after: fill cold_one, at its planned offset +0x40 (it grew past its room, or the link put other code after it)
 note: 'hot_two' names 2 symbols; none at its planned offset, the first is reported
 moved: hot hot_two planned +0x80 (set 4), now +0xa0 (set 5)
 FAILED: 2 of 4 units in place, 1 hot moved, 0 missing

@@ -372,6 +372,7 @@ if $CACHEPIN check golden plan.align > stock.check; then
 fi
 testrun_compare cat stock.check <<'EOF'
 no __cachepin_start in 'golden': offsets taken from 'route'
+moved after: hot route, at its planned offset +0x0 (it grew past its room, or the link put other code after it)
 moved: hot lookup planned +0x80 (set 4), now +0x1f0 (set 0)
 moved: hot hash planned +0x100 (set 8), now +0x3f0 (set 0)
 moved: hot csum planned +0x140 (set 10), now +0x690 (set 5)

@@ -65,6 +65,7 @@ ok: 6 of 6 units at their planned offsets; 0 fill units moved (cold code, -v lis
 EOF
 testrun_compare grown route 128 196 plan <<'EOF'
 block start 0x10000, aligned to 512
+moved after: hot route, at its planned offset +0x0 (it grew past its room, or the link put other code after it)
 moved: hot lookup planned +0xc0 (set 6), now +0xc4 (set 6)
 FAILED: 5 of 6 units in place, 1 hot moved, 0 missing
 EOF
@@ -80,6 +81,7 @@ grown route 128 300 plan > /dev/null
 checkp() { $CACHEPIN check "$@" || :; }
 testrun_compare checkp -p hot.txt -m g-route-300.map g-route-300 plan.align <<'EOF'
 block start 0x10000, aligned to 512
+moved after: hot route, at its planned offset +0x0 (it grew past its room, or the link put other code after it)
 moved: hot lookup planned +0xc0 (set 6), now +0x12c (set 9)
 moved: hot hash planned +0x180 (set 12), now +0x18c (set 12)
 modelled misses (1K:2:32, lru): this link 22, as planned 20 (+10.0 %)
@@ -87,6 +89,7 @@ FAILED: 4 of 6 units in place, 2 hot moved, 0 missing
 EOF
 testrun_compare grown hash 64 68 tight <<'EOF'
 block start 0x10000, aligned to 512
+moved after: hot hash, at its planned offset +0x100 (it grew past its room, or the link put other code after it)
 moved: hot csum planned +0x140 (set 10), now +0x144 (set 10)
 FAILED: 5 of 6 units in place, 1 hot moved, 0 missing
 EOF
