@@ -42,6 +42,14 @@
 #              cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
 #              and what the model says of it (cachepin diff)
+#   growth     a commit that grows a hot function (nf_conntrack_tcp_packet)
+#              on the hook tree: by 8 instructions, which the plan's room
+#              absorbs (kbuild's per-link check quiet, no other planned
+#              function in another set), and by 48, which it does not (the
+#              check names it and what it pushed; TEXT_LAYOUT_CHECK=error
+#              fails the make); then cachepin plan --keep: what it keeps,
+#              what changes set, against a plan from scratch; relinked and
+#              checked; the tree back on the booted plan
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
 #   report     WORKDIR/report.md from everything above, with the issue's
 #              Done criteria (each plan on a run its profile did not come
@@ -69,7 +77,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 W=$(cd "$1" && pwd)
 shift
-ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability mips report"
+ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability growth mips report"
 [ $# -gt 0 ] || set -- $ALL
 
 KVER=6.1
@@ -734,6 +742,89 @@ stage_stability() {
 		die "with the hook, $(getfact stability_planned_moved_with_hook) planned hot functions changed sets after an unrelated commit"
 	[ "$(getfact stability_planned_moved_without_hook)" -gt 0 ] ||
 		die "the unrelated commit moved no hot function in the stock build: the demo shows nothing"
+}
+
+# growth_build NOPS LOG [MAKE-ARGS...]: the hook tree with the growth
+# commit of NOPS instructions, relinked with its installed plan
+growth_build() {
+	_n=$1 _lg=$2
+	shift 2
+	# (called in a || list, where set -e does not hold: every step says so)
+	sed "s/NOPS/$_n/" "$TOP/tests/kernel/hot-growth.patch" > "$W/hot-growth-$_n.patch" ||
+		die "no '$TOP/tests/kernel/hot-growth.patch'"
+	patch -s -p1 -d "$SRC" < "$W/hot-growth-$_n.patch" || die "the growth commit does not apply"
+	trap 'patch -s -R -p1 -d "$SRC" < "$W/hot-growth-$_n.patch"' EXIT
+	_rc=0
+	amake "$OH" CACHEPIN="$CACHEPIN" TEXT_LAYOUT_PROFILE="$pf" "$@" vmlinux > "$_lg" 2>&1 || _rc=$?
+	keep_build "$OH" "$W/growth-$_n"
+	patch -s -R -p1 -d "$SRC" < "$W/hot-growth-$_n.patch"
+	trap - EXIT
+	return $_rc
+}
+
+# hot units of alignment file A in another first set in B
+sets_changed() {
+	awk '$1 == "hot" { print $2 "|" $3, $7 }' "$1" | sort > "$W/sets.a"
+	awk '$1 == "hot" { print $2 "|" $3, $7 }' "$2" | sort > "$W/sets.b"
+	join "$W/sets.a" "$W/sets.b" | awk '$2 != $3 { n++ } END { print n + 0 }'
+}
+
+stage_growth() {
+	pf=$W/profile/$PLAN_FROM.profile
+	al=$OH/cachepin/text-layout.align
+	fn=nf_conntrack_tcp_packet
+	grep -q "^hot $fn " "$al" || die "'$al': $fn is no hot unit of the plan: the demo shows nothing"
+	keep_build "$OH" "$W/growth-0"
+	# 8 instructions: the room after it absorbs them
+	growth_build 8 "$W/growth-8.log" || die "the build with $fn grown by 8 instructions failed (see '$W/growth-8.log')"
+	"$CACHEPIN" check "$W/growth-8/System.map" "$al" > "$W/growth-8.check" ||
+		die "$fn grown by 8 instructions moved planned units (see '$W/growth-8.check')"
+	! grep -q '^warning: text layout' "$W/growth-8.log" ||
+		die "kbuild's per-link check warned for a growth the plan absorbs (see '$W/growth-8.log')"
+	fact growth_8_check "$(tail -1 "$W/growth-8.check")"
+	fn_size() { nm -S "$1/vmlinux" | awk -v f=$fn '$4 == f { print strtonum("0x" $2) }'; }
+	s0=$(fn_size "$W/growth-0") s8=$(fn_size "$W/growth-8")
+	[ "$s8" -gt "$s0" ] || die "$fn did not grow with the commit ($s0 -> $s8 bytes)"
+	fact growth_fn_size "$s0 $s8"
+	# 48 instructions: past its room; the per-link check says so, and fails the make when asked
+	growth_build 48 "$W/growth-48.log" || die "the build with $fn grown by 48 instructions failed (see '$W/growth-48.log')"
+	s48=$(fn_size "$W/growth-48")
+	[ "$s48" -gt "$s8" ] || die "$fn did not grow more with 48 instructions ($s8 -> $s48 bytes)"
+	fact growth_48_size "$s48"
+	"$CACHEPIN" check "$W/growth-48/System.map" "$al" > "$W/growth-48.check" || :
+	moved=$(grep -c '^moved: hot ' "$W/growth-48.check" || true)
+	fact growth_48_moved "$moved"
+	if [ "$moved" -gt 0 ]; then
+		grep -q "^warning: text layout: moved after: hot $fn, " "$W/growth-48.log" ||
+			die "kbuild's per-link check did not name $fn (see '$W/growth-48.log')"
+		fact growth_48_warning "$(grep -c '^warning: text layout: ' "$W/growth-48.log")"
+		fact growth_48_misses "$(sed -n 's/^warning: text layout: modelled misses //p' "$W/growth-48.log")"
+		touch "$OH/cachepin/text-layout.align" "$OH/text-layout.align"
+		if growth_build 48 "$W/growth-48-error.log" TEXT_LAYOUT_CHECK=error; then
+			die "TEXT_LAYOUT_CHECK=error did not fail the link whose planned units moved"
+		fi
+		fact growth_48_error "$(grep -c '^error: text layout: ' "$W/growth-48-error.log")"
+	fi
+	# re-planned on that build: with the old plan kept, and from scratch
+	"$CACHEPIN" plan --keep "$al" --map "$W/growth-48/vmlinux.map" -c "$CACHE" \
+		-o "$W/growth-keep.lds" "$W/growth-48/vmlinux" "$pf" 2> "$W/growth-keep.log" ||
+		{ cat "$W/growth-keep.log" >&2; die "plan --keep failed"; }
+	fact growth_keep "$(sed -n 's/^cachepin: kept/kept/p' "$W/growth-keep.log")"
+	fact growth_keep_sets_changed "$(sets_changed "$al" "$W/growth-keep.align")"
+	"$CACHEPIN" plan --map "$W/growth-48/vmlinux.map" -c "$CACHE" \
+		-o "$W/growth-scratch.lds" "$W/growth-48/vmlinux" "$pf" 2> "$W/growth-scratch.log" ||
+		{ cat "$W/growth-scratch.log" >&2; die "plan from scratch failed"; }
+	fact growth_scratch_sets_changed "$(sets_changed "$al" "$W/growth-scratch.align")"
+	fact growth_hot_units "$(grep -c '^hot ' "$al")"
+	growth_build 48 "$W/growth-48-keep.log" TEXT_LAYOUT_FILE="$W/growth-keep.lds" TEXT_LAYOUT_CHECK=error ||
+		die "the relink with the kept plan failed its check (see '$W/growth-48-keep.log')"
+	"$CACHEPIN" check "$W/growth-48/System.map" "$W/growth-keep.align" > "$W/growth-keep.check" ||
+		die "the relink with the kept plan moved planned units"
+	fact growth_keep_check "$(tail -1 "$W/growth-keep.check")"
+	# the tree back on the booted plan
+	amake "$OH" TEXT_LAYOUT_FILE="$OH/cachepin/text-layout.lds" vmlinux zImage > "$W/growth-restore.log" 2>&1 ||
+		die "restoring the hook tree failed"
+	"$CACHEPIN" check "$OH/System.map" "$al" > /dev/null || die "the restored hook tree does not follow its plan"
 }
 
 stage_mips() {

@@ -233,6 +233,17 @@ over-full sets), with the hook $(get stability_hook_old_lru) -> $(get stability_
 |---|---:|---:|---:|
 | placed by the plan for their hot lines | $(get stability_planned_functions) | $(get stability_planned_moved_without_hook) | $(get stability_planned_moved_with_hook) |
 | all hot in the profile | $(get stability_sampled_functions) | $(get stability_sampled_moved_without_hook) | $(get stability_sampled_moved_with_hook) |
+
+## Stability: a commit that grows a hot function
+
+nf_conntrack_tcp_packet ($(get growth_fn_size | cut -d' ' -f1) bytes) grown by 8 instructions
+($(get growth_fn_size | cut -d' ' -f2) bytes), which its room absorbs: $(get growth_8_check).
+By 48 instructions ($(get growth_48_size) bytes): $(get growth_48_moved) hot units off their
+slots, named by kbuild's per-link check ($(get growth_48_warning) warning lines; modelled
+misses $(get growth_48_misses)); with TEXT_LAYOUT_CHECK=error the make fails.
+Re-planned on that build: \`plan --keep\` $(get growth_keep); against the old plan
+$(get growth_keep_sets_changed) of $(get growth_hot_units) hot units in another set, from scratch
+$(get growth_scratch_sets_changed).  Relinked with the kept plan: $(get growth_keep_check).
 EOF
 block "cachepin diff, stock tree, before and after the unrelated commit" "$W/stability_stock.txt"
 block "cachepin diff, hook tree, before and after the unrelated commit" "$W/stability_hook.txt"
