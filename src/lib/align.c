@@ -104,11 +104,8 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		const struct cachepin_plan_unit *pu = &plan->units[i];
 		const struct cachepin_unit *u = &bin->units[pu->unit];
 		const struct cachepin_func *fn = emit_unit_func(bin, u);
-		/*
-		 * offset and first set are the symbol's: an assembly object's
-		 * .text can start with local code before its first function
-		 */
-		uint64_t off = pu->off + (fn ? fn->addr - u->addr : 0);
+		/* offset and first set are the symbol's */
+		uint64_t off = pu->off + emit_unit_symoff(bin, u);
 		size_t n = 0;
 
 		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cachepin_cmp_u32);

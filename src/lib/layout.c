@@ -516,10 +516,9 @@ int cachepin_layout__pin_align(struct cachepin_layout *l, const struct cachepin_
 	l->block_start = start;
 	for (i = 0; i < al->nr; i++) {
 		const struct cachepin_align_entry *e = &al->e[i];
+		struct cachepin_align_entry anyobj = *e;
 		const struct cachepin_unit *u;
 		uint64_t symoff, to;
-
-		struct cachepin_align_entry anyobj = *e;
 
 		/* a fill unit without a symbol is cold: where it is costs nothing */
 		if (!e->symbol)

@@ -104,8 +104,6 @@ static uint32_t find_key(struct prev_key *keys, const char *object, const char *
 static uint32_t entry_unit(const struct planner *pl, struct prev_key *keys[2],
 			   const struct cachepin_align_entry *e, uint64_t *off)
 {
-	const struct cachepin_func *fn;
-	const struct cachepin_unit *u;
 	uint32_t hu = find_key(keys[0], e->object, e->section);
 	uint64_t in;
 
@@ -113,10 +111,7 @@ static uint32_t entry_unit(const struct planner *pl, struct prev_key *keys[2],
 		hu = find_key(keys[1], NULL, e->section);
 	if (hu == UINT32_MAX)
 		return UINT32_MAX;
-	/* the file has the symbol's offset: an assembly .text may start before it */
-	u = &pl->bin->units[pl->hu[hu].unit];
-	fn = emit_unit_func(pl->bin, u);
-	in = fn ? fn->addr - u->addr : 0;
+	in = emit_unit_symoff(pl->bin, &pl->bin->units[pl->hu[hu].unit]);
 	if (e->off < in)
 		return UINT32_MAX;
 	*off = e->off - in;
@@ -210,9 +205,7 @@ void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *pl
 		return;
 	for (i = 0; i < pl->nr_hu; i++) {
 		const struct hunit *h = &pl->hu[i];
-		const struct cachepin_unit *u = &pl->bin->units[h->unit];
-		const struct cachepin_func *fn = emit_unit_func(pl->bin, u);
-		uint64_t in = fn ? fn->addr - u->addr : 0;
+		uint64_t in = emit_unit_symoff(pl->bin, &pl->bin->units[h->unit]);
 
 		if (h->prev_set == UINT32_MAX || h->off < 0)
 			continue;

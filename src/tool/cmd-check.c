@@ -32,9 +32,8 @@ struct check_ctx {
 	 * block order): the one that grew past its room, if a commit grew
 	 * one; named once, before the first hot unit of the run.
 	 */
-	const struct cachepin_verify_entry *last_ok;
-	struct cachepin_verify_entry pusher;
-	bool in_run, named;
+	const struct cachepin_align_entry *last_ok;
+	bool named;
 };
 
 static int check_opt(int id, const char *arg, void *ctx)
@@ -61,19 +60,13 @@ static void check_entry(void *ctx, const struct cachepin_verify_entry *v)
 	const struct cachepin_align_entry *e = v->e;
 
 	if (v->state == CACHEPIN_VERIFY_OK) {
-		c->pusher = *v;
-		c->last_ok = &c->pusher;
-		c->in_run = c->named = false;
-	} else if (v->state == CACHEPIN_VERIFY_MOVED || v->state == CACHEPIN_VERIFY_FILL_MOVED) {
-		if (!c->in_run)
-			c->named = false;
-		c->in_run = true;
-		if (v->state == CACHEPIN_VERIFY_MOVED && !c->named && c->last_ok) {
-			printf("moved after: %s %s, at its planned offset +0x%" PRIx64
-			       " (it grew past its room, or the link put other code after it)\n",
-			       c->last_ok->e->hot ? "hot" : "fill", c->last_ok->e->symbol, c->last_ok->e->off);
-			c->named = true;
-		}
+		c->last_ok = e;
+		c->named = false;
+	} else if (v->state == CACHEPIN_VERIFY_MOVED && !c->named && c->last_ok) {
+		printf("moved after: %s %s, at its planned offset +0x%" PRIx64
+		       " (it grew past its room, or the link put other code after it)\n",
+		       c->last_ok->hot ? "hot" : "fill", c->last_ok->symbol, c->last_ok->off);
+		c->named = true;
 	}
 
 	switch (v->state) {
