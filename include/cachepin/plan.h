@@ -99,7 +99,7 @@ struct cachepin_plan_opts {
 
 /* One method's held-out verdict, summed over the folds. */
 struct cachepin_plan_cand {
-	bool tried, eligible;	/* eligible: no geometry worse than the link, padding in budget */
+	bool tried, eligible;	/* eligible: no geometry worse than the link by over 1 %, padding in budget */
 	bool over_pad;		/* more padding than opts.max_pad allows (keep excepted) */
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
