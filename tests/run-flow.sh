@@ -151,12 +151,12 @@ hot lines 2
 EOF
 
 # How the samples fell decides what a run gets.  main of the x86-64
-# program, samples on granules 0x10 (20) and 0x20 (80): most of the weight
-# is not on the first granule of a block, as skid leaves it on hardware,
-# so main's run from 0x10 through its conditional branches up to its
-# first jump or return is hot; with a period of 1 a sample (an exact
-# count, as a QEMU trace's) each sampled granule's weight goes on only up
-# to the next branch.  Both expectations from objdump's view above.
+# program, samples on granules 0x10 (20) and 0x20 (80): on x86 they come
+# from perf on hardware, spread over the code by skid, so main's run from
+# 0x10 through its conditional branches up to its first jump or return is
+# hot; with a period of 1 a sample (an exact count, as a QEMU trace's)
+# each sampled granule's weight goes on only up to the next branch, as on
+# ARM above.  Both expectations from objdump's view above.
 first_end=$(awk '$1 == "main" && NF == 2 && strtonum("0x" $2) >= 16 { print strtonum("0x" $2) }' want-x86_64 | sort -n | head -1)
 first_br=$(awk '$1 == "main" && strtonum("0x" $2) >= 32 { print strtonum("0x" $2) }' want-x86_64 | sort -n | head -1)
 [ -n "$first_end" ] && [ -n "$first_br" ] || fail "x86_64: main has no branch after 0x20"

@@ -215,9 +215,7 @@ struct build {
 	uint32_t gran;
 	bool whole_all;
 	struct cachepin_flow flow;	/* straight-line code, if decoded */
-	uint8_t **ends;		/* profile function -> its run ends (func_ends()), or NULL */
-	bool *no_code;		/* profile function -> flow.c read no code of it */
-	bool spread;		/* the samples fell over the code, not on blocks' first granules */
+	bool spread;		/* the samples are spread over the code (fill_runs()) */
 	uint32_t slice_of[CACHEPIN_PROFILE_SLICES];	/* model slice -> profile slice */
 };
 
@@ -398,7 +396,7 @@ static void fill_holes(double *w, uint64_t nslot, uint64_t hole, bool whole)
  * of the code they run in.  ENDS (from flow.c) says where a straight run
  * stops (CACHEPIN_FLOW_END: a jump or return) or may stop (COND: a
  * conditional branch).  What the run gets depends on how the samples
- * fell (run_ends()):
+ * fell (SPREAD, see cachepin_model__new()):
  *
  *  - on the first granules of blocks (QEMU takes an interrupt only
  *    between translation blocks, so every block that ran has samples of
@@ -407,17 +405,21 @@ static void fill_holes(double *w, uint64_t nslot, uint64_t hole, bool whole)
  *    router kernel, planned and scored on an exact trace of another run,
  *    32 KiB 4-way LRU: -10.7 % from stock with the short holes alone,
  *    -30.8 % with this);
- *  - over the code (hardware timers: skid heaps a run's time on the
- *    instructions after slow ones and leaves whole stretches without a
- *    sample, also past a conditional branch that fell through): the run,
- *    through its conditional branches, is fetched once each time it
+ *  - spread over the code (hardware timers: skid heaps a run's time on
+ *    the instructions after slow ones and leaves whole stretches without
+ *    a sample, also past a conditional branch that fell through): the
+ *    run, through its conditional branches, is fetched once each time it
  *    runs, however long its instructions take, so its weight is spread
  *    evenly over its granules.
  *
  * readelf on x86-64, perf on this kind of machine, against the exact
  * per-granule counts of the same workload (Spearman over the granules
  * with 99 % of the fetches): 0.56 to 0.60 with the short holes alone,
- * 0.76 to 0.78 with this.
+ * 0.60 with the first rule, 0.76 to 0.78 with the second.  On the lab's
+ * kernel (against its exact trace) the first rule is the better one:
+ * 0.68 against 0.66, and its plan with the second has 2.3 % more
+ * pseudo-random misses in the traced window (the Cortex-A9's policy;
+ * 1.8 % fewer LRU ones).
  */
 static void fill_runs(double *w, const uint8_t *ends, uint64_t nslot, bool spread)
 {
@@ -479,89 +481,6 @@ static uint64_t func_slots(const struct build *b, const struct cachepin_func *bf
 	return nslot > (1u << 20) ? 1u << 20 : nslot;
 }
 
-/*
- * The run ends of profile function I (binary function BF) from flow.c,
- * decoded once: NULL in *ENDS where there is no code to read.  0 or
- * -ENOMEM.
- */
-static int func_ends(struct build *b, size_t i, const struct cachepin_func *bf, uint8_t **ends)
-{
-	uint64_t nslot = func_slots(b, bf);
-	int err;
-
-	*ends = NULL;
-	if (!cachepin_flow__decoded(&b->flow) || (bf->flags & CACHEPIN_FUNC_SYNTHETIC))
-		return 0;
-	if (!b->ends[i]) {
-		if (b->no_code[i])
-			return 0;
-		if (!(b->ends[i] = malloc(nslot + 1)))	/* cleared by flow__ends */
-			return -ENOMEM;
-		/* -ENOTSUP, -EIO: no code to read, the short holes alone */
-		if ((err = cachepin_flow__ends(&b->flow, bf, b->gran, nslot, b->ends[i]))) {
-			zfree(&b->ends[i]);
-			b->no_code[i] = true;
-			if (err == -ENOMEM)
-				return err;
-			return 0;
-		}
-	}
-	*ends = b->ends[i];
-	return 0;
-}
-
-#define BLOCK_HEADS 0.75
-
-/*
- * 0b. How the samples fell (b->spread, for fill_runs()): the share of
- * the sampled weight of the decoded functions on the first granule of a
- * block (a function's entry, or after a branch).  Measured: 0.88 in the
- * lab's router kernel recorded under QEMU, 0.58 and 0.59 in two
- * recordings of readelf with perf on x86-64, 0.47 in an exact trace of
- * that kernel (every instruction counted: with no holes, the first rule
- * of fill_runs() is kept).
- */
-static int run_ends(struct build *b)
-{
-	const struct cachepin_profile *p = b->p;
-	double heads = 0, all = 0;
-	uint8_t *ends;
-	size_t i, k;
-	int err;
-
-	b->ends = calloc(p->nr_funcs + 1, sizeof(*b->ends));
-	b->no_code = calloc(p->nr_funcs + 1, sizeof(*b->no_code));
-	if (!b->ends || !b->no_code)
-		return -ENOMEM;
-	if (b->whole_all || p->period_sum <= (double)p->nr_samples)
-		return 0;
-	for (i = 0; i < p->nr_funcs; i++) {
-		const struct cachepin_pfunc *pf = &p->funcs[i];
-		const struct cachepin_func *bf;
-		uint64_t nslot;
-
-		if (b->map[i] < 0 || !pf->nr_grans)
-			continue;
-		bf = &b->bin->funcs[b->map[i]];
-		if ((err = func_ends(b, i, bf, &ends)))
-			return err;
-		if (!ends)
-			continue;
-		nslot = func_slots(b, bf);
-		for (k = 0; k < pf->nr_grans; k++) {
-			uint64_t g = pf->grans[k].off / b->gran;
-
-			if (g >= nslot || pf->grans[k].weight <= 0)
-				continue;
-			all += pf->grans[k].weight;
-			if (!g || ends[g - 1])
-				heads += pf->grans[k].weight;
-		}
-	}
-	b->spread = all > 0 && heads < BLOCK_HEADS * all;
-	return 0;
-}
-
 /* 1. The items of profile function I, and a model function if it has any. */
 static int func_items(struct build *b, size_t i)
 {
@@ -569,7 +488,6 @@ static int func_items(struct build *b, size_t i)
 	const struct cachepin_func *bf;
 	uint64_t nslot, hole;
 	double rem = pf->weight, sites = 0, *w;
-	uint8_t *ends;
 	struct mfunc *f;
 	bool whole;
 	size_t k;
@@ -606,13 +524,22 @@ static int func_items(struct build *b, size_t i)
 	if (!w)
 		return -ENOMEM;
 	slot_weights(b, i, bf->flags & CACHEPIN_FUNC_SYNTHETIC, rem, w, nslot);
-	if (!whole) {
-		if ((err = func_ends(b, i, bf, &ends))) {
+	if (cachepin_flow__decoded(&b->flow) && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
+		uint8_t *ends = malloc(nslot + 1);	/* cleared by flow__ends */
+
+		if (!ends) {
+			free(w);
+			return -ENOMEM;
+		}
+		/* -ENOTSUP, -EIO: no code to read, the short holes alone */
+		if ((err = cachepin_flow__ends(&b->flow, bf, b->gran, nslot, ends)) == -ENOMEM) {
+			free(ends);
 			free(w);
 			return err;
 		}
-		if (ends)
+		if (!err)
 			fill_runs(w, ends, nslot, b->spread);
+		free(ends);
 	}
 	fill_holes(w, nslot, hole, whole);
 	err = add_items(b, f, w, nslot);
@@ -756,7 +683,7 @@ static int model_build(struct build *b, size_t L)
 	b->p2m = malloc((p->nr_funcs + 1) * sizeof(*b->p2m));
 	if (!b->mf || !b->p2m)
 		return -ENOMEM;
-	if ((err = index_edges(b)) || (err = call_site_weights(b)) || (err = run_ends(b)))
+	if ((err = index_edges(b)) || (err = call_site_weights(b)))
 		return err;
 	for (i = 0; i < p->nr_funcs; i++)
 		if ((err = func_items(b, i)))
@@ -940,6 +867,19 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 			b.slice_of[b.m->nr_slices++] = k;
 	if (!err && cachepin_flow__open(&b.flow, bin))
 		cachepin_flow__close(&b.flow);	/* not decoded: the short holes alone */
+	/*
+	 * How the samples fell (fill_runs()): spread over the code on x86,
+	 * where they come from perf on hardware; on a block's first
+	 * instruction in the ARM and MIPS recordings at hand, made under
+	 * QEMU.  An exact count (a period of 1 a sample, as a QEMU trace's
+	 * instructions) has no holes to fill.  The profile itself does not
+	 * tell: the share of the sampled weight on a granule after a branch
+	 * or a function's entry is 0.58 and 0.59 in two readelf recordings
+	 * on x86-64, 0.88 in the lab's router kernel under QEMU, but 0.50 in
+	 * examples/router-arm, recorded under QEMU too (its copy loop and
+	 * the samples where interrupts come back on), 0.47 in an exact trace.
+	 */
+	b.spread = b.flow.x86 && p->period_sum > (double)p->nr_samples;
 	if (!err)
 		err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
 	cachepin_flow__close(&b.flow);
@@ -949,11 +889,6 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		for (i = 0; i < b.nmf; i++)
 			free(b.mf[i].kids);
 	free(b.mf);
-	if (b.ends)
-		for (i = 0; i < p->nr_funcs; i++)
-			free(b.ends[i]);
-	free(b.ends);
-	free(b.no_code);
 	free(b.p2m);
 	free(b.edge_lo);
 	free(b.edge_hi);
