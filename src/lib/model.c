@@ -415,7 +415,7 @@ static void fill_holes(double *w, uint64_t nslot, uint64_t hole, bool whole)
  * readelf on x86-64, perf on this kind of machine, against the exact
  * per-granule counts of the same workload (Spearman over the granules
  * with 99 % of the fetches): 0.56 to 0.60 with the short holes alone,
- * 0.60 with the first rule, 0.76 to 0.78 with the second.  On the lab's
+ * 0.58 to 0.61 with the first rule, 0.76 to 0.78 with the second.  On the lab's
  * kernel (against its exact trace) the first rule is the better one:
  * 0.68 against 0.66, and its plan with the second has 2.3 % more
  * pseudo-random misses in the traced window (the Cortex-A9's policy;
@@ -473,20 +473,12 @@ static int add_items(struct build *b, const struct mfunc *f, const double *w, ui
 	return 0;
 }
 
-/* The granules of BF the model takes. */
-static uint64_t func_slots(const struct build *b, const struct cachepin_func *bf)
-{
-	uint64_t size = bf->size ? bf->size : b->gran, nslot = (size + b->gran - 1) / b->gran;
-
-	return nslot > (1u << 20) ? 1u << 20 : nslot;
-}
-
 /* 1. The items of profile function I, and a model function if it has any. */
 static int func_items(struct build *b, size_t i)
 {
 	const struct cachepin_pfunc *pf = &b->p->funcs[i];
 	const struct cachepin_func *bf;
-	uint64_t nslot, hole;
+	uint64_t size, nslot, hole;
 	double rem = pf->weight, sites = 0, *w;
 	struct mfunc *f;
 	bool whole;
@@ -509,7 +501,10 @@ static int func_items(struct build *b, size_t i)
 	 */
 	whole = b->whole_all && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC);
 	hole = whole ? UINT64_MAX / 2 : HOLE;
-	nslot = func_slots(b, bf);
+	size = bf->size ? bf->size : b->gran;
+	nslot = (size + b->gran - 1) / b->gran;
+	if (nslot > (1u << 20))
+		nslot = 1u << 20;
 	f = &b->mf[b->nmf];
 	f->bf = (uint32_t)b->map[i];
 	f->pf = (uint32_t)i;
