@@ -298,6 +298,18 @@ static void check_candidates(const struct scene *sc, struct world *w)
 		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
 			CHECK(!c[k].over_pad || !c[k].eligible, "%s: %s over the padding budget chosen",
 			      sc->what, cachepin_plan__method_name(k));
+		/* harm: more than 1 % over the link's held-out misses at a geometry */
+		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
+			bool harm = false;
+
+			if (!c[k].tried)
+				continue;
+			for (i = 0; i < w->po.nr_caches; i++)
+				harm |= (double)c[k].misses[i] > 1.01 * (double)plan.link_misses[i];
+			CHECK(c[k].eligible == (!harm && !c[k].over_pad),
+			      "%s: %s eligible %d, harm %d, over the padding %d", sc->what,
+			      cachepin_plan__method_name(k), c[k].eligible, harm, c[k].over_pad);
+		}
 		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 			bool model = k == CACHEPIN_PLAN_SEARCH || k == CACHEPIN_PLAN_GREEDY;
 			bool won_model = plan.method == CACHEPIN_PLAN_SEARCH ||
