@@ -48,8 +48,7 @@ PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf libzstd 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs libelf libzstd 2>/dev/null || echo -lelf -lzstd)
 DWARF_CFLAGS ?= $(shell test -d /usr/include/libdwarf && echo -I/usr/include/libdwarf)
 DWARF_LIBS ?= -ldwarf -lz
-# A libbfd that knows ARM and MIPS relocations, and its libopcodes (x86
-# code for the model's straight runs): Debian's binutils-multiarch-dev.
+# A libbfd that knows ARM and MIPS relocations: Debian's binutils-multiarch-dev.
 # The probe compiles a program, so it runs once, when something is first
 # linked, and build/bfd-libs keeps its answer (`make clean` after changing
 # CC).  BFD_LIBS=... skips it.
@@ -112,10 +111,9 @@ $(LIB): $(LIB_OBJS)
 build/bfd-libs:
 	@mkdir -p $(dir $@)
 	$(call msg,PROBE,$@)
-	$(Q)for l in -multiarch ''; do \
-		if echo 'int main(void){return 0;}' | \
-			$(CC) -x c - -o /dev/null -lbfd$$l -lopcodes$$l 2>/dev/null; \
-		then echo -lbfd$$l -lopcodes$$l; break; fi; done > $@
+	$(Q)for l in bfd-multiarch bfd; do \
+		if echo 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null -l$$l 2>/dev/null; \
+		then echo -l$$l; break; fi; done > $@
 
 build/%.o: src/%.c
 	@mkdir -p $(dir $@)

@@ -214,8 +214,7 @@ struct build {
 	double *site_w;		/* per edge: weight of its call site */
 	uint32_t gran;
 	bool whole_all;
-	struct cachepin_flow flow;	/* straight-line code, if decoded */
-	bool spread;		/* the samples are spread over the code (fill_runs()) */
+	struct cachepin_flow flow;	/* straight-line code, if decoded (decode != NULL) */
 	uint32_t slice_of[CACHEPIN_PROFILE_SLICES];	/* model slice -> profile slice */
 };
 
@@ -392,65 +391,26 @@ static void fill_holes(double *w, uint64_t nslot, uint64_t hole, bool whole)
 }
 
 /*
- * The code after a sampled granule runs with it: timer samples miss most
- * of the code they run in.  ENDS (from flow.c) says where a straight run
- * stops (CACHEPIN_FLOW_END: a jump or return) or may stop (COND: a
- * conditional branch).  What the run gets depends on how the samples
- * fell (SPREAD, see cachepin_model__new()):
- *
- *  - on the first granules of blocks (QEMU takes an interrupt only
- *    between translation blocks, so every block that ran has samples of
- *    its own): each sampled granule's weight goes on to the granules
- *    after it, up to the next sampled one or the next branch (the lab's
- *    router kernel, planned and scored on an exact trace of another run,
- *    32 KiB 4-way LRU: -10.7 % from stock with the short holes alone,
- *    -30.8 % with this);
- *  - spread over the code (hardware timers: skid heaps a run's time on
- *    the instructions after slow ones and leaves whole stretches without
- *    a sample, also past a conditional branch that fell through): the
- *    run, through its conditional branches, is fetched once each time it
- *    runs, however long its instructions take, so its weight is spread
- *    evenly over its granules.
- *
- * readelf on x86-64, perf on this kind of machine, against the exact
- * per-granule counts of the same workload (Spearman over the granules
- * with 99 % of the fetches): 0.56 to 0.60 with the short holes alone,
- * 0.58 to 0.61 with the first rule, 0.76 to 0.78 with the second.  On the lab's
- * kernel (against its exact trace) the first rule is the better one:
- * 0.68 against 0.66, and its plan with the second has 2.3 % more
- * pseudo-random misses in the traced window (the Cortex-A9's policy;
- * 1.8 % fewer LRU ones).
+ * The code after a sampled granule runs as often as it does, up to the
+ * granule where its straight run ends (ENDS, from flow.c): timer samples
+ * land on a block's first instructions (measured: a router kernel's perf
+ * recording under QEMU, planned and scored on an exact trace of another
+ * run, 32 KiB 4-way LRU: -10.7 % from stock with the short holes alone,
+ * -30.8 % with this).  A no-op on an exact trace, where all of it has
+ * counts.
  */
-static void fill_runs(double *w, const uint8_t *ends, uint64_t nslot, bool spread)
+static void fill_runs(double *w, const uint8_t *ends, uint64_t nslot)
 {
-	uint64_t s, t, e;
-	double sum;
+	uint64_t s, t;
 
-	if (!spread) {
-		for (s = 0; s < nslot; s++) {
-			if (w[s] <= 0 || ends[s])
-				continue;
-			for (t = s + 1; t < nslot && w[t] <= 0; t++) {
-				w[t] = w[s];
-				if (ends[t])
-					break;
-			}
-		}
-		return;
-	}
-	for (s = 0; s < nslot;) {
-		if (w[s] <= 0 || (ends[s] & CACHEPIN_FLOW_END)) {
-			s++;
+	for (s = 0; s < nslot; s++) {
+		if (w[s] <= 0 || ends[s])
 			continue;
-		}
-		for (e = s, sum = 0;; e++) {
-			sum += w[e] > 0 ? w[e] : 0;
-			if ((ends[e] & CACHEPIN_FLOW_END) || e == nslot - 1)
+		for (t = s + 1; t < nslot && w[t] <= 0; t++) {
+			w[t] = w[s];
+			if (ends[t])
 				break;
 		}
-		for (t = s; t <= e; t++)
-			w[t] = sum / (double)(e - s + 1);
-		s = e + 1;
 	}
 }
 
@@ -519,7 +479,7 @@ static int func_items(struct build *b, size_t i)
 	if (!w)
 		return -ENOMEM;
 	slot_weights(b, i, bf->flags & CACHEPIN_FUNC_SYNTHETIC, rem, w, nslot);
-	if (cachepin_flow__decoded(&b->flow) && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
+	if (b->flow.decode && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
 		uint8_t *ends = malloc(nslot + 1);	/* cleared by flow__ends */
 
 		if (!ends) {
@@ -533,7 +493,7 @@ static int func_items(struct build *b, size_t i)
 			return err;
 		}
 		if (!err)
-			fill_runs(w, ends, nslot, b->spread);
+			fill_runs(w, ends, nslot);
 		free(ends);
 	}
 	fill_holes(w, nslot, hole, whole);
@@ -861,20 +821,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		if (mask & (1u << k))
 			b.slice_of[b.m->nr_slices++] = k;
 	if (!err && cachepin_flow__open(&b.flow, bin))
-		cachepin_flow__close(&b.flow);	/* not decoded: the short holes alone */
-	/*
-	 * How the samples fell (fill_runs()): spread over the code on x86,
-	 * where they come from perf on hardware; on a block's first
-	 * instruction in the ARM and MIPS recordings at hand, made under
-	 * QEMU.  An exact count (a period of 1 a sample, as a QEMU trace's
-	 * instructions) has no holes to fill.  The profile itself does not
-	 * tell: the share of the sampled weight on a granule after a branch
-	 * or a function's entry is 0.58 and 0.59 in two readelf recordings
-	 * on x86-64, 0.88 in the lab's router kernel under QEMU, but 0.50 in
-	 * examples/router-arm, recorded under QEMU too (its copy loop and
-	 * the samples where interrupts come back on), 0.47 in an exact trace.
-	 */
-	b.spread = b.flow.x86 && p->period_sum > (double)p->nr_samples;
+		b.flow.decode = NULL;	/* not decoded: the short holes alone */
 	if (!err)
 		err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
 	cachepin_flow__close(&b.flow);

@@ -15,9 +15,8 @@
  *                                 then sec OBJECT SECTION ALIGN [mixed]
  *   bin-dump srcline FILE ADDR... ADDR FILE:LINE [INLINED]
  *   bin-dump time FILE MAP        seconds for open + load_map, to stderr
- *   bin-dump flow FILE            name offset [cond] [slot] for every
- *                                 instruction after which a function's
- *                                 straight run ends (cond: may end)
+ *   bin-dump flow FILE            name offset [slot] for every instruction
+ *                                 after which a function's straight run ends
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -166,10 +165,9 @@ static int cmd_srcline(const char *path, char **addrs, int n)
 	return 0;
 }
 
-static void print_end(uint64_t off, unsigned int kind, void *arg)
+static void print_end(uint64_t off, bool after_slot, void *arg)
 {
-	printf("%s %llx%s%s\n", (const char *)arg, (unsigned long long)off,
-	       kind & CACHEPIN_FLOW_COND ? " cond" : "", kind & CACHEPIN_FLOW_SLOT ? " slot" : "");
+	printf("%s %llx%s\n", (const char *)arg, (unsigned long long)off, after_slot ? " slot" : "");
 }
 
 static int cmd_flow(const char *path)
