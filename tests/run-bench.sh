@@ -20,10 +20,16 @@ for l in default hotfirst c3 lld cachepin cachepin-r2; do
 	[ "$fa" -gt 0 ] || fail "$l: fully associative misses '$fa'"
 	[ "$m" -ge "$fa" ] || fail "$l: $m set-associative misses below the fully associative $fa"
 done
-def=$(grep '^readelf,default,32768,' "$csv" | cut -d, -f4)
-cp=$(grep '^readelf,cachepin,32768,' "$csv" | cut -d, -f4)
-# the planned layout must beat the default link on the profiled workload
-[ "$cp" -lt "$def" ] || fail "cachepin layout: $cp misses, default $def"
+# the planned layout beats the default link in the model, on the second
+# recording (held out), as the planner promises.  In cachegrind it beats it
+# mostly, not always: plans from single recordings of this workload had
+# 12,439 to 26,468 misses against the default link's 19,394 in a fresh
+# Debian 12 root, 1 of 20 worse, and 13,484 to 26,253 against 25,755
+# here, 1 of 8 (the bench's tables are the measure of that, not a test).
+def=$(awk -F, '$2 == "default" && $3 == 32768 { print $5 }' "$R/model.csv")
+cp=$(awk -F, '$2 == "cachepin" && $3 == 32768 { print $5 }' "$R/model.csv")
+[ -n "$def" ] && [ -n "$cp" ] || fail "no held-out model figures for default and cachepin"
+[ "$cp" -lt "$def" ] || fail "cachepin layout: $cp held-out modelled misses, default $def"
 # one perturbed build per layout and kind of change, measured
 n=$(grep -Ec '^readelf,[a-z0-9]+,32768,(pad|pre|grow),1,[0-9]+$' "$R/stability.csv")
 [ "$n" -eq 15 ] || fail "stability rows: $n, want 15"
