@@ -5,8 +5,8 @@ need_cmd gcc awk
 
 # natsim as make demo builds it, with its shipped profile
 cp "$top/examples/natsim/natsim.c" .
-gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie -ffunction-sections \
-	-fdebug-prefix-map="$PWD"=. -Wl,-Map=natsim.map -o natsim natsim.c || fail "cannot build natsim"
+CF="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie -ffunction-sections -fdebug-prefix-map=$PWD=."
+gcc $CF -Wl,-Map=natsim.map -o natsim natsim.c || fail "cannot build natsim"
 prof=$top/examples/natsim/natsim.profile
 $CACHEPIN plan --map natsim.map -c cortex-a9-32k,cortex-a9-64k --standalone -o natsim.lds \
 	natsim "$prof" > plan.out 2> plan.err || { cat plan.err >&2; fail "plan failed"; }
@@ -23,8 +23,7 @@ awk -v c="$c64" -v l="$l64" 'BEGIN { exit !(c > l && c <= 1.01 * l) }' ||
 	fail "$method's 64 KiB misses ($c64) are not within 1 % over the link's ($l64)"
 awk -v c="$c32" -v l="$l32" 'BEGIN { exit !(c < 0.5 * l) }' ||
 	fail "$method's 32 KiB misses ($c32) are not far under the link's ($l32)"
-gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -no-pie -ffunction-sections \
-	-fdebug-prefix-map="$PWD"=. -Wl,-T,natsim.lds -o natsim.planned natsim.c || fail "relink failed"
+gcc $CF -Wl,-T,natsim.lds -o natsim.planned natsim.c || fail "relink failed"
 $CACHEPIN check -q natsim.planned natsim.align || fail "check of the relink failed"
 
 # every candidate over 1 % at a geometry is marked out
