@@ -158,6 +158,7 @@ demo:
 bench: $(BIN) $(TTOOL_BINS) $(BENCH_BINS)
 	$(Q)scripts/install-deps --bench
 	$(Q)bench/run.sh
+	$(Q)bench/run.sh --recordings
 	$(Q)bench/speed.sh
 	$(Q)bench/synth.sh
 

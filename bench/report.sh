@@ -6,7 +6,92 @@
 # Reads RESULTS/layouts.csv, stability.csv, PROGRAM.info and, if there,
 # model.csv; writes RESULTS/layouts.md and, if gnuplot is installed,
 # RESULTS/layouts.svg.
+#
+# bench/report.sh --recordings RESULTS PROGRAM... reads recordings.csv and
+# recordings-sets.csv (bench/run.sh --recordings) and writes recordings.md.
 set -e
+if [ "$1" = --recordings ]; then
+	shift
+	[ $# -ge 2 ] || { echo "usage: bench/report.sh --recordings RESULTS PROGRAM..." >&2; exit 129; }
+	R=$1
+	shift
+	[ -r "$R/recordings.csv" ] || { echo "error: '$R/recordings.csv': not readable" >&2
+		echo "hint: run bench/run.sh --recordings" >&2; exit 1; }
+	{
+	echo "# Plans from $RECORDINGS recordings of each workload"
+	echo
+	echo "\`bench/run.sh --recordings\`: the same workload recorded $RECORDINGS times (\`perf"
+	echo "record -e cpu-clock -g\`), cachepin's plan for $PLAN_CACHES and C3's order"
+	echo "made from each, cachegrind's I1 misses (4 ways, 32-byte lines).  A pair's"
+	echo "difference is |a - b| / min(a, b), over every pair of recordings."
+	echo
+	echo "| program | cache | layout | min | median | max | median pair difference | largest | pairs within 3 % |"
+	echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
+	awk -F, -v progs="$*" '
+	function sort(v, n,	i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+	}
+	function median(v, n) { sort(v, n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+	NR > 1 { k = $1 SUBSEP $4 SUBSEP $2; n[k]++; m[k, n[k]] = $5; sizes[$4] = 1 }
+	END {
+		np = split(progs, P, " ")
+		ns = 0
+		for (s in sizes) S[++ns] = s + 0
+		sort(S, ns)
+		for (i = 1; i <= np; i++)
+			for (j = 1; j <= ns; j++)
+				for (l = 1; l <= 2; l++) {
+					lay = l == 1 ? "cachepin" : "c3"
+					k = P[i] SUBSEP S[j] SUBSEP lay
+					c = n[k]
+					if (c < 2)
+						continue
+					for (a = 1; a <= c; a++) v[a] = m[k, a]
+					np2 = 0; in3 = 0
+					for (a = 1; a <= c; a++)
+						for (b = a + 1; b <= c; b++) {
+							x = m[k, a]; y = m[k, b]
+							d = (x > y ? x - y : y - x) / (x < y ? x : y) * 100
+							pd[++np2] = d
+							if (d <= 3) in3++
+						}
+					med = median(pd, np2)
+					mx = pd[np2]
+					printf "| %s | %dK | %s | %d | %d | %d | %.1f %% | %.1f %% | %d of %d |\n",
+						P[i], S[j] / 1024, lay, min(v, c), median(v, c), max(v, c),
+						med, mx, in3, np2
+				}
+	}
+	function min(v, c,	a, r) { r = v[1]; for (a = 2; a <= c; a++) if (v[a] < r) r = v[a]; return r }
+	function max(v, c,	a, r) { r = v[1]; for (a = 2; a <= c; a++) if (v[a] > r) r = v[a]; return r }
+	' "$R/recordings.csv"
+	echo
+	echo "Hot units of two plans in another first set (of the hot units both plans"
+	echo "have), over every pair of recordings:"
+	echo
+	echo "| program | pairs | median | fewest | most |"
+	echo "|---|---:|---:|---:|---:|"
+	awk -F, -v progs="$*" '
+	NR > 1 { k = $1; n[k]++; f = $5 / ($4 ? $4 : 1) * 100; v[k, n[k]] = f; c[k, n[k]] = $5 "/" $4 }
+	END {
+		np = split(progs, P, " ")
+		for (i = 1; i <= np; i++) {
+			k = P[i]; t = n[k]
+			if (!t) continue
+			for (a = 1; a <= t; a++) { o[a] = v[k, a]; lab[a] = c[k, a] }
+			for (a = 2; a <= t; a++)
+				for (b = a; b > 1 && o[b - 1] > o[b]; b--) {
+					x = o[b]; o[b] = o[b - 1]; o[b - 1] = x
+					x = lab[b]; lab[b] = lab[b - 1]; lab[b - 1] = x
+				}
+			printf "| %s | %d | %.0f %% | %s | %s |\n", k, t, t % 2 ? o[(t + 1) / 2] : (o[t / 2] + o[t / 2 + 1]) / 2, lab[1], lab[t]
+		}
+	}' "$R/recordings-sets.csv"
+	} > "$R/recordings.md.tmp"
+	mv "$R/recordings.md.tmp" "$R/recordings.md"
+	exit 0
+fi
 [ $# -ge 2 ] || { echo "usage: bench/report.sh RESULTS PROGRAM..." >&2; exit 129; }
 R=$1
 shift

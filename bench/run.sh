@@ -2,7 +2,7 @@
 # Layout benchmark: cachepin's plan against the layouts users would
 # otherwise get, on real programs, measured with cachegrind's I1 model.
 #
-# usage: bench/run.sh [--quick|--check] [PROGRAM...]
+# usage: bench/run.sh [--quick|--check|--recordings] [PROGRAM...]
 #
 # For every program (a recipe in bench/programs/PROGRAM.sh; all by default)
 # it builds the program with -O2 -ffunction-sections (and again with
@@ -50,6 +50,14 @@
 #             of each kind, 3 random orders
 #   --check   the smallest run that exercises every step (make check), 2
 #             random orders
+#   --recordings
+#             only the plans' dependence on the recording: $RECORDINGS
+#             new recordings of each workload, cachepin's plan for
+#             $PLAN_CACHES and C3's order from each, misses at $CACHES
+#             (32768 65536); for each: min/median/max, the difference of
+#             every pair of recordings, and the hot units two plans put
+#             in another first set.  Results: $RESULTS/recordings.md and
+#             recordings.csv
 #
 # Environment:
 #   BENCH_WORK   work directory (build/bench/layout)
@@ -68,6 +76,7 @@
 #   PLAN_CACHES  cachepin plan's -c (32K:4:32,64K:4:32: one layout for both
 #                Cortex-A9 sizes)
 #   PROFILE_FREQ perf record -F (20000)
+#   RECORDINGS   --recordings: recordings per program (6, at least 2)
 #   JOBS         parallel cachegrind and score runs (nproc)
 #   CACHEPIN     the cachepin binary (./cachepin)
 #
@@ -81,7 +90,8 @@ mode=full
 case "$1" in
 --quick) mode=quick; shift ;;
 --check) mode=check; shift ;;
--*) echo "usage: bench/run.sh [--quick|--check] [PROGRAM...]" >&2; exit 129 ;;
+--recordings) mode=recordings; shift ;;
+-*) echo "usage: bench/run.sh [--quick|--check|--recordings] [PROGRAM...]" >&2; exit 129 ;;
 esac
 CACHEPIN=${CACHEPIN:-$top/cachepin}
 JOBS=${JOBS:-$(nproc)}
@@ -95,6 +105,13 @@ full)
 	STAB_CACHES=${STAB_CACHES:-32768 65536}
 	PERTURB=${PERTURB:-5}
 	RANDOM_ORDERS=${RANDOM_ORDERS:-20}
+	;;
+recordings)
+	RESULTS=${RESULTS:-$top/bench/results}
+	CACHES=${CACHES:-32768 65536}
+	RECORDINGS=${RECORDINGS:-6}
+	case $RECORDINGS in [2-9]|[1-9][0-9]) ;; *) echo "error: RECORDINGS=$RECORDINGS: not a number from 2 to 99" >&2; exit 1 ;; esac
+	LAYOUTS=${LAYOUTS:-default}
 	;;
 *)
 	RESULTS=${RESULTS:-$top/build/bench/$mode}
@@ -246,6 +263,61 @@ skip_obj() {
 	gcc -c -o "$3.o" "$3.s"
 }
 
+# bench_recordings: (--recordings) a plan and a C3 order from each of
+# $_RECS, linked, checked, measured; rows of recordings.csv, the plans'
+# hot units in another first set for every pair in recordings.sets
+bench_recordings() {
+	log "$p: a plan and a C3 order from each of $RECORDINGS recordings"
+	RD=$W/recordings
+	rm -rf "$RD"
+	mkdir -p "$RD"
+	sections "$L/default.map" > "$W/sections"
+	(cd "$IN" && $ENV "$L/default" $prog_args_measure < ${prog_stdin:-/dev/null} > "$W/out.ref")
+	: > "$W/jobs"
+	k=1
+	for _P in $_RECS; do
+		"$CACHEPIN" plan --map "$L/default.map" -c "$PLAN_CACHES" --standalone \
+			-o "$RD/cachepin$k.lds" "$L/default" "$W/$_P.profile" > "$RD/cachepin$k.plan.txt" 2>&1 ||
+			{ cat "$RD/cachepin$k.plan.txt" >&2; die "'$p': cachepin plan failed"; }
+		"$C3" "$W/$_P.profile" > "$RD/order.c3$k"
+		order_lds "$RD/order.c3$k" "$W/sections" > "$RD/c3$k.lds"
+		for l in cachepin c3; do
+			link "$W/build" "$RD/$l$k" -Wl,-T,"$RD/$l$k.lds"
+			(cd "$IN" && $ENV "$RD/$l$k" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$l$k")
+			cmp -s "$W/out.ref" "$RD/out.$l$k" || die "'$p' layout '$l' of recording $k prints something else"
+			for s in $CACHES; do
+				cg_job "$RD/$l$k" $s 4 "$RD/$l$k.$s" >> "$W/jobs"
+			done
+		done
+		"$CACHEPIN" check "$RD/cachepin$k" "$RD/cachepin$k.align" > "$RD/cachepin$k.check" 2>&1 ||
+			{ cat "$RD/cachepin$k.check" >&2; die "'$RD/cachepin$k': cachepin check failed"; }
+		awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$RD/cachepin$k.align" | sort > "$RD/sets$k"
+		k=$((k + 1))
+	done
+	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
+	run_jobs "$W/jobs"
+	# rows: program layout recording cache misses
+	for l in cachepin c3; do
+		k=1
+		while [ $k -le "$RECORDINGS" ]; do
+			for s in $CACHES; do
+				echo "$p,$l,$k,$s,$(misses "$RD/$l$k.$s")"
+			done
+			k=$((k + 1))
+		done
+	done >> "$RESULTS/recordings.csv.tmp"
+	# rows: program recording recording common-hot-units in-another-set
+	i=1
+	while [ $i -le "$RECORDINGS" ]; do
+		j=$((i + 1))
+		while [ $j -le "$RECORDINGS" ]; do
+			echo "$p,$i,$j,$(join "$RD/sets$i" "$RD/sets$j" | awk '{ n++; if ($2 != $3) c++ } END { printf "%d,%d", n, c }')"
+			j=$((j + 1))
+		done
+		i=$((i + 1))
+	done >> "$RESULTS/recordings-sets.csv.tmp"
+}
+
 bench_program() {
 	# the recipe's functions share this shell: the driver's own
 	# variables after sourcing it are either set again or upper case
@@ -275,7 +347,16 @@ bench_program() {
 
 	# the profile the plans are made from, and a second recording of the
 	# same workload that the model is also judged on (held out)
-	for _P in "$p" "$p.holdout"; do
+	# (--recordings: and more of them, $p.r3 ...)
+	_RECS="$p $p.holdout"
+	if [ $mode = recordings ]; then
+		k=3
+		while [ $k -le "$RECORDINGS" ]; do
+			_RECS="$_RECS $p.r$k"
+			k=$((k + 1))
+		done
+	fi
+	for _P in $_RECS; do
 		[ ! -s "$W/$_P.profile" ] || [ "$L/default" -nt "$W/$_P.profile" ] || continue
 		log "$p: profile $_P (perf record -e cpu-clock -g)"
 		(cd "$IN" && $ENV GLIBC_TUNABLES=$TUNABLES perf record -q -e cpu-clock -F $PROFILE_FREQ -g \
@@ -286,6 +367,10 @@ bench_program() {
 			"$L/default" "$W/$_P.perf.data" 2> "$W/$_P.profile.log" ||
 			{ cat "$W/$_P.profile.log" >&2; die "'$p': cachepin profile failed"; }
 	done
+	if [ $mode = recordings ]; then
+		bench_recordings
+		return
+	fi
 	awk '$1 == "samples" { print "samples " $2 " " $3 } $1 == "f" && $4 > 0 { n++ }
 		END { print "functions " n }' "$W/$p.profile" > "$W/profile.stats"
 
@@ -509,6 +594,18 @@ bench_program() {
 	} > "$RESULTS/$p.info.tmp"
 }
 
+if [ $mode = recordings ]; then
+	rm -f "$RESULTS/recordings.csv.tmp" "$RESULTS/recordings-sets.csv.tmp"
+	for p; do
+		( bench_program "$p" )
+	done
+	echo "program,layout,recording,cache,misses" | cat - "$RESULTS/recordings.csv.tmp" > "$RESULTS/recordings.csv"
+	echo "program,recording,recording,hot_units,other_set" |
+		cat - "$RESULTS/recordings-sets.csv.tmp" > "$RESULTS/recordings-sets.csv"
+	rm -f "$RESULTS/recordings.csv.tmp" "$RESULTS/recordings-sets.csv.tmp"
+	PLAN_CACHES=$PLAN_CACHES RECORDINGS=$RECORDINGS "$top/bench/report.sh" --recordings "$RESULTS" "$@"
+	exit 0
+fi
 rm -f "$RESULTS/layouts.csv.tmp" "$RESULTS/stability.csv.tmp" "$RESULTS/model.csv.tmp"
 for p; do
 	( bench_program "$p" )

@@ -50,4 +50,24 @@ done
 grep -q '^## Model fidelity' "$R/layouts.md" || fail "no model fidelity section"
 grep -q '^| cachepin |' "$R/layouts.md" || fail "no cachepin row in layouts.md"
 grep -q '^## Stability' "$R/layouts.md" || fail "no stability table"
+
+# --recordings: two new recordings, a plan and a C3 order from each
+R2=$testdir/recordings
+RESULTS=$R2 RECORDINGS=2 CACHES=32768 CACHEPIN=$top/cachepin "$top/bench/run.sh" --recordings readelf \
+	> rec.out 2> rec.err || { tail -20 rec.err >&2; fail "bench/run.sh --recordings failed"; }
+n=$(grep -Ec '^readelf,(cachepin|c3),[12],32768,[1-9][0-9]*$' "$R2/recordings.csv")
+[ "$n" -eq 4 ] || fail "recordings rows: $n, want 4"
+grep -Eq '^readelf,1,2,[1-9][0-9]*,[0-9]+$' "$R2/recordings-sets.csv" || fail "the two plans' sets are not compared"
+awk -F, 'NR > 1 && $5 > $4 { exit 1 }' "$R2/recordings-sets.csv" ||
+	fail "more hot units in another set than in both plans"
+# the table's figures from the rows: min, median, max, the pair's difference
+awk -F, 'NR > 1 { m[$2, $3] = $5 }
+	function row(l,	a, b, lo, hi) {
+		a = m[l, 1]; b = m[l, 2]; lo = a < b ? a : b; hi = a < b ? b : a
+		printf "| readelf | 32K | %s | %d | %d | %d | %.1f %% | %.1f %% | %d of 1 |\n",
+			l, lo, (a + b) / 2, hi, (hi - lo) / lo * 100, (hi - lo) / lo * 100, (hi - lo) / lo * 100 <= 3
+	}
+	END { row("cachepin"); row("c3") }' "$R2/recordings.csv" > expect
+grep '^| readelf | 32K |' "$R2/recordings.md" > got
+testrun_compare cat got < expect
 exit 0
