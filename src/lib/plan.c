@@ -227,16 +227,17 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 		for (i = 0; i < o->nr_caches; i++)
 			cd->misses[i] += miss[i];
 	}
-	cd->eligible = !cd->over_pad;
+	cd->harms = false;
 	cd->ratio = 0;
 	for (i = 0; i < o->nr_caches; i++) {
 		uint64_t link = plan->link_misses[i];
 
 		if ((double)cd->misses[i] > (double)link * (1 + HARM_MARGIN))
-			cd->eligible = false;
+			cd->harms = true;
 		cd->ratio += link ? (double)cd->misses[i] / (double)link : 1;
 	}
 	cd->ratio /= (double)o->nr_caches;
+	cd->eligible = !cd->over_pad && !cd->harms;
 	return 0;
 }
 

@@ -390,9 +390,9 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 			fprintf(stderr, "  (for %s first)", a->in.caches[cd->focus].name);
 		if (cd->ever)
 			fprintf(stderr, "  (lightest-ever rule)");
-		fprintf(stderr, "%s%s\n",
-			cd->over_pad ? "  (padding over the budget)" :
-			cd->eligible ? "" : "  (worse than the link somewhere)",
+		fprintf(stderr, "%s%s%s\n",
+			cd->over_pad ? "  (padding over the budget)" : "",
+			cd->harms ? "  (worse than the link somewhere)" : "",
 			k == plan->method && !plan->unchanged ? "  <- planned" : "");
 	}
 }
