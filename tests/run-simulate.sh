@@ -179,7 +179,21 @@ $CACHEPIN simulate -c $geo fpp.log > fpp.sim || fail "simulate fpp.log failed"
 $CACHEPIN simulate -c $geo fpa.log fpa -m fpa.map --layout fpa.align > ap.sim 2> ap.err ||
 	{ cat ap.err >&2; fail "--layout fpa.align failed"; }
 rows fpp.sim > fpp.rows; rows ap.sim > ap.rows
-cmp -s fpp.rows ap.rows || { diff fpp.rows ap.rows >&2; fail "--layout: not the misses of the planned link's own trace"; }
+# exact but for the instructions that stay where they ran (code whose
+# place the plan does not give: a few libc instructions here), which may
+# fetch a line the relinked run does not, each at most once; the random
+# policy follows the stream's position (measured: 10 stayed, +1 miss at
+# 32K:8:64 in every policy, 0 at 16K:4:32)
+stayed=$(sed -n "s/^# layout 'fpa.align': [0-9]* instructions remapped, \([0-9]*\) where they ran$/\1/p" ap.sim)
+[ -n "$stayed" ] || { cat ap.sim >&2; fail "--layout: no count of the instructions that stayed"; }
+join fpp.rows ap.rows > layout.cmp
+[ "$(wc -l < layout.cmp)" = 8 ] || { cat fpp.sim ap.sim >&2; fail "--layout: rows missing"; }
+while read -r row own laid; do
+	d=$((laid - own)); tol=$stayed
+	case $row in */random) tol=$((own / 50 + stayed)) ;; esac
+	[ ${d#-} -le $tol ] ||
+		{ diff fpp.rows ap.rows >&2; fail "--layout: $row: the planned link's own trace $own misses, the plan's layout $laid"; }
+done < layout.cmp
 cmp -s ap.rows fpa.rows && fail "--layout gave the misses of the unplanned link"
 echo "fpa $(grep '^16K:4:32 *lru ' fpa.sim | awk '{ print $4 }') LRU misses at 16K:4:32, its plan's layout $(grep '^16K:4:32 *lru ' ap.sim | awk '{ print $4 }'), fpp's own trace $(grep '^16K:4:32 *lru ' fpp.sim | awk '{ print $4 }')"
 grep -q "^# layout 'fpa.align': [0-9]* instructions remapped, [0-9]* where they ran$" ap.sim ||
