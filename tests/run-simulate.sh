@@ -53,6 +53,26 @@ $CACHEPIN simulate --json -c 128:2:32 -p lru hand.lackey > hand.json || fail "--
 jq -e '.format == "lackey" and .instructions == 7 and (.results | length) == 1 and
 	.results[0].misses == 5 and .results[0].ways == 2' hand.json > /dev/null ||
 	{ cat hand.json >&2; fail "--json is not what it should be"; }
+# the worst sets: set 0 holds A (2 misses), B and C; set 1 D; fa-lru has none
+testrun_compare $CACHEPIN simulate -c 128:2:32 -p lru,fa-lru --sets 2 hand.lackey <<'T'
+# simulate 'hand.lackey' (lackey): 7 fetches, 7 instructions
+cache            policy           accesses       misses instructions     mpki
+128:2:32         lru                     8            5            7  714.286
+128:2:32         fa-lru                  8            4            7  571.429
+
+128:2:32 lru: the 2 sets with the most misses
+  set 0              4 misses, 3 lines
+             2  0x00000000
+             1  0x00000040
+             1  0x00000080
+  set 1              1 misses, 1 lines
+             1  0x00000020
+T
+$CACHEPIN simulate --json -c 128:2:32 -p lru --sets 1 hand.lackey > sets.json || fail "--json --sets failed"
+jq -e '.results[0].worst_sets == [{"set": 0, "misses": 4, "lines_missed": 3, "lines": [
+	{"address": 0, "traced": 0, "misses": 2}, {"address": 64, "traced": 64, "misses": 1},
+	{"address": 128, "traced": 128, "misses": 1}]}]' sets.json > /dev/null ||
+	{ cat sets.json >&2; fail "--json --sets is not what it should be"; }
 # a pipe gives what the file gives
 cat hand.lackey | $CACHEPIN simulate -c 128:2:32 -p lru - | sed "s/'-'/'hand.lackey'/" > pipe.out
 $CACHEPIN simulate -c 128:2:32 -p lru hand.lackey | cmp -s - pipe.out || fail "a piped trace gives other misses"
@@ -199,6 +219,37 @@ echo "fpa $(grep '^16K:4:32 *lru ' fpa.sim | awk '{ print $4 }') LRU misses at 1
 grep -q "^# layout 'fpa.align': [0-9]* instructions remapped, [0-9]* where they ran$" ap.sim ||
 	fail "--layout: no layout line"
 
+# the worst sets, named by the binary: every set that missed adds up to
+# the row's misses; each line shown is in its set and in fp's code
+# sets_check SIM SETS: the sets of SIM's 16K:4:32 lru row against its total
+sets_check() {
+	awk -v sets="$2" '
+	$1 == "16K:4:32" && $2 == "lru" { total = $4 }
+	/^16K:4:32 lru: the / { go = 1; next }
+	/^$/ { go = 0 }
+	go && $1 == "set" { set = $2; sum += $3; n++; next }
+	go && $2 ~ /^0x/ {
+		a = strtonum($2)
+		if (int(a / 32) % sets != set) { print "line " $2 " is not in set " set; bad = 1 }
+		if ($3 !~ /^[a-z_][a-z0-9_.]*\+0x[0-9a-f]+$/) { print "line " $2 " is not named: " $3; bad = 1 }
+		named++
+	}
+	END {
+		if (sum != total) { print "sets add up to " sum " of " total " misses"; bad = 1 }
+		if (n < 2 || !named) { print n " sets, " named " lines shown"; bad = 1 }
+		exit bad
+	}' "$1"
+}
+$CACHEPIN simulate -c 16K:4:32 -p lru --sets 65536 fpa.log fpa > fs.sim 2> fs.err ||
+	{ cat fs.err >&2; fail "--sets with the traced binary failed"; }
+sets_check fs.sim 128 || fail "--sets on the traced layout"
+$CACHEPIN simulate -c 16K:4:32 -p lru --sets 65536 fpa.log fpa -m fpa.map --layout fpa.align > ps.sim 2> ps.err ||
+	{ cat ps.err >&2; fail "--sets with --layout failed"; }
+sets_check ps.sim 128 || fail "--sets on the plan's layout"
+# the plan moved the code: its worst set is another, or holds other lines
+[ "$(sed -n '/^16K:4:32 lru: /,/^$/p' fs.sim | sed -n 2,4p)" != "$(sed -n '/^16K:4:32 lru: /,/^$/p' ps.sim | sed -n 2,4p)" ] ||
+	fail "--sets: the plan's layout has the traced layout's worst set"
+
 # ---- bad input ----
 expect_fail "'fpa.align': laying out a plan needs the link map of 'fpa'" $CACHEPIN simulate fpa.log fpa --layout fpa.align
 grep -q "^hint: give it with -m$" fail.err || fail "no hint for the missing map"
@@ -212,6 +263,7 @@ expect_fail "needs the traced binary" $CACHEPIN simulate --layout fpa.align fpa.
 expect_fail "give one" $CACHEPIN simulate --layout fpa.align --relink fpb fpa.log fpa
 expect_fail "unknown policy 'lfu'" $CACHEPIN simulate -p lru,lfu fpa.log
 expect_fail "bad range" $CACHEPIN simulate --range 0x2000-0x1000 fpa.log
+expect_fail "bad --sets '0'" $CACHEPIN simulate --sets 0 fpa.log
 expect_fail "'fpa': not a QEMU in_asm/exec log nor a valgrind lackey trace" $CACHEPIN simulate fpa
 grep -q "^hint: record with" fail.err || fail "no hint for a file that is no trace"
 : > empty.log

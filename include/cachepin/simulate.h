@@ -41,12 +41,35 @@ struct cachepin_simulate_opts {
 	uint64_t lo, hi;
 	int64_t cpu;			/* QEMU: only this cpu's blocks; -1: all */
 	const struct cachepin_layout *layout;	/* remap to it; NULL: as traced */
+	uint32_t worst_sets;		/* per set-associative row, the N sets with the
+					 * most misses and their lines (0: none) */
+};
+
+#define CACHEPIN_SIM_SET_LINES 8	/* lines given of one worst set */
+
+/* A line of a worst set: where it is in the simulated layout, the code in it. */
+struct cachepin_simulate_line {
+	uint64_t addr;		/* line address, in the simulated layout */
+	uint64_t traced;	/* the traced address of the first fetch that missed in it */
+	uint64_t misses;
+};
+
+struct cachepin_simulate_set {
+	uint32_t set;
+	uint64_t misses;
+	uint32_t nr_lines;	/* lines that missed in it */
+	/* the CACHEPIN_SIM_SET_LINES with the most misses, then by address */
+	struct cachepin_simulate_line lines[CACHEPIN_SIM_SET_LINES];
+	uint32_t shown;		/* of them in LINES */
 };
 
 struct cachepin_simulate_row {
 	const struct cachepin_cache *cache;	/* into opts->caches */
 	enum cachepin_sim_policy policy;
 	uint64_t accesses, misses;
+	/* opts.worst_sets of them, most misses first (then by set); none for fa-lru */
+	struct cachepin_simulate_set *worst;
+	size_t nr_worst;
 };
 
 enum cachepin_trace_format { CACHEPIN_TRACE_QEMU, CACHEPIN_TRACE_LACKEY };

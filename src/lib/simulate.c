@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <unistd.h>
+#include <uthash.h>
 #include "cachepin/qemu.h"
 #include "cachepin/simulate.h"
 #include "internal.h"
@@ -38,6 +39,14 @@ int cachepin_sim_policy_parse(const char *name)
 	return -1;
 }
 
+/* A line that missed (opts.worst_sets): its misses per simulator of its stream. */
+struct mline {
+	uint64_t line;
+	uint64_t traced;
+	UT_hash_handle hh;
+	uint64_t misses[];
+};
+
 /* The lines of one line size and the simulators that take them. */
 struct stream {
 	uint32_t shift;
@@ -46,6 +55,8 @@ struct stream {
 	struct cachepin_cache_sim **sims;
 	size_t *row;		/* per sim: its row */
 	size_t nr;
+	struct mline *lines;	/* opts.worst_sets: every line that missed */
+	bool oom;
 };
 
 struct engine {
@@ -56,7 +67,27 @@ struct engine {
 	const struct cachepin_func *hint;	/* the layout's last function */
 };
 
-static inline void fetch(struct engine *en, uint64_t a, uint64_t z)
+/* Line L of S missed in simulator K; the code fetched into it was traced at TRACED. */
+static void line_missed(struct stream *s, size_t k, uint64_t l, uint64_t traced)
+{
+	struct mline *m;
+
+	HASH_FIND(hh, s->lines, &l, sizeof(l), m);
+	if (!m) {
+		m = calloc(1, sizeof(*m) + s->nr * sizeof(m->misses[0]));
+		if (!m) {
+			s->oom = true;
+			return;
+		}
+		m->line = l;
+		m->traced = traced;
+		HASH_ADD(hh, s->lines, line, sizeof(m->line), m);
+	}
+	m->misses[k]++;
+}
+
+/* Fetch [A, Z) of the simulated layout, traced at A - D. */
+static inline void fetch(struct engine *en, uint64_t a, uint64_t z, int64_t d)
 {
 	size_t i, k;
 	uint64_t l;
@@ -71,7 +102,11 @@ static inline void fetch(struct engine *en, uint64_t a, uint64_t z)
 			s->any = true;
 			s->last = l;
 			for (k = 0; k < s->nr; k++)
-				cachepin_cache_sim__access(s->sims[k], l);
+				if (cachepin_cache_sim__access(s->sims[k], l) && en->o->worst_sets) {
+					uint64_t f = l << s->shift;
+
+					line_missed(s, k, l, (f > a ? f : a) - (uint64_t)d);
+				}
 		}
 	}
 }
@@ -110,14 +145,14 @@ static void remap_block(struct engine *en, const struct cachepin_qblock *b)
 			continue;
 		}
 		if (open)
-			fetch(en, ra + (uint64_t)rd, rz + (uint64_t)rd);
+			fetch(en, ra + (uint64_t)rd, rz + (uint64_t)rd, rd);
 		open = true;
 		ra = ia;
 		rz = iz;
 		rd = d;
 	}
 	if (open)
-		fetch(en, ra + (uint64_t)rd, rz + (uint64_t)rd);
+		fetch(en, ra + (uint64_t)rd, rz + (uint64_t)rd, rd);
 }
 
 static int on_block(void *ctx, const struct cachepin_qblock *b)
@@ -147,7 +182,7 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 		en->out->insns += b->nr_insns;
 	}
 	if (a < z)
-		fetch(en, a, z);
+		fetch(en, a, z, 0);
 	return 0;
 }
 
@@ -168,7 +203,7 @@ static int on_fetch(void *ctx, uint64_t addr, uint32_t size)
 		else
 			en->out->kept++;
 	}
-	fetch(en, addr + (uint64_t)d, addr + (uint64_t)d + size);
+	fetch(en, addr + (uint64_t)d, addr + (uint64_t)d + size, d);
 	return 0;
 }
 
@@ -226,22 +261,110 @@ static int engine_init(struct engine *en, const struct cachepin_simulate_opts *o
 	return 0;
 }
 
-static void engine_finish(struct engine *en)
+struct set_key {
+	uint64_t misses;
+	uint32_t set;
+};
+
+static int cmp_set_key(const void *a, const void *b)
+{
+	const struct set_key *x = a, *y = b;
+
+	if (x->misses != y->misses)
+		return x->misses > y->misses ? -1 : 1;
+	return (x->set > y->set) - (x->set < y->set);
+}
+
+/* The worst sets of simulator K of S into row R: -ENOMEM or 0. */
+static int worst_sets(const struct engine *en, struct stream *s, size_t k,
+		      struct cachepin_simulate_row *r)
+{
+	const struct cachepin_cache *c = r->cache;
+	struct set_key *key;
+	struct mline *m, *tmp;
+	uint32_t set, n = en->o->worst_sets;
+	size_t j;
+
+	if (r->policy == CACHEPIN_SIM_FA_LRU)
+		return 0;
+	key = calloc(c->sets, sizeof(*key));
+	if (!key)
+		return -ENOMEM;
+	for (set = 0; set < c->sets; set++)
+		key[set].set = set;
+	HASH_ITER(hh, s->lines, m, tmp)
+		key[m->line & (c->sets - 1)].misses += m->misses[k];
+	qsort(key, c->sets, sizeof(*key), cmp_set_key);
+	if (n > c->sets)
+		n = c->sets;
+	while (n && !key[n - 1].misses)
+		n--;
+	r->worst = calloc(n + 1, sizeof(*r->worst));
+	if (!r->worst) {
+		free(key);
+		return -ENOMEM;
+	}
+	for (j = 0; j < n; j++) {
+		struct cachepin_simulate_set *ws = &r->worst[j];
+
+		ws->set = key[j].set;
+		ws->misses = key[j].misses;
+		HASH_ITER(hh, s->lines, m, tmp) {
+			struct cachepin_simulate_line ln;
+			uint32_t at;
+
+			if ((m->line & (c->sets - 1)) != ws->set || !m->misses[k])
+				continue;
+			ws->nr_lines++;
+			ln = (struct cachepin_simulate_line){ m->line << s->shift, m->traced, m->misses[k] };
+			/* insertion into the kept few: most misses, then lowest address */
+			for (at = ws->shown; at > 0; at--) {
+				const struct cachepin_simulate_line *p = &ws->lines[at - 1];
+
+				if (p->misses > ln.misses || (p->misses == ln.misses && p->addr < ln.addr))
+					break;
+				if (at < CACHEPIN_SIM_SET_LINES)
+					ws->lines[at] = *p;
+			}
+			if (at < CACHEPIN_SIM_SET_LINES) {
+				ws->lines[at] = ln;
+				if (ws->shown < CACHEPIN_SIM_SET_LINES)
+					ws->shown++;
+			}
+		}
+	}
+	r->nr_worst = n;
+	free(key);
+	return 0;
+}
+
+static int engine_finish(struct engine *en)
 {
 	size_t i, k;
+	int err = 0;
 
 	for (i = 0; i < en->nr_st; i++) {
 		struct stream *s = &en->st[i];
 
+		if (s->oom)
+			err = -ENOMEM;
 		for (k = 0; k < s->nr; k++) {
-			en->out->rows[s->row[k]].accesses = s->accesses;
-			en->out->rows[s->row[k]].misses = cachepin_cache_sim__misses(s->sims[k]);
+			struct cachepin_simulate_row *r = &en->out->rows[s->row[k]];
+
+			r->accesses = s->accesses;
+			r->misses = cachepin_cache_sim__misses(s->sims[k]);
+			if (!err && en->o->worst_sets)
+				err = worst_sets(en, s, k, r);
 		}
 	}
+	if (err)
+		pr_warn("out of memory\n");
+	return err;
 }
 
 static void engine_release(struct engine *en)
 {
+	struct mline *m, *tmp;
 	size_t i, k;
 
 	for (i = 0; i < en->nr_st; i++) {
@@ -249,6 +372,10 @@ static void engine_release(struct engine *en)
 			cachepin_cache_sim__free(en->st[i].sims[k]);
 		free(en->st[i].sims);
 		free(en->st[i].row);
+		HASH_ITER(hh, en->st[i].lines, m, tmp) {
+			HASH_DEL(en->st[i].lines, m);
+			free(m);
+		}
 	}
 }
 
@@ -329,7 +456,7 @@ int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts
 		err = -EINVAL;
 	}
 	if (!err)
-		engine_finish(&en);
+		err = engine_finish(&en);
 out:
 	if (fd > 0)
 		close(fd);
@@ -342,8 +469,12 @@ out:
 
 void cachepin_simulate__release(struct cachepin_simulation *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
+	for (i = 0; i < s->nr_rows; i++)
+		free(s->rows[i].worst);
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
 }

@@ -19,6 +19,7 @@ enum {
 	OPT_CPU,
 	OPT_LAYOUT,
 	OPT_RELINK,
+	OPT_SETS,
 	OPT_JSON,
 };
 
@@ -31,6 +32,7 @@ const struct tool_opt simulate_opts[] = {
 	{ "layout", 0, "FILE", "remap to the layout of a plan (its alignment file) on BINARY", OPT_LAYOUT },
 	{ "relink", 0, "ELF", "remap to a relink of BINARY, function by function name", OPT_RELINK },
 	{ "map", 'm', "FILE", "GNU ld link map of BINARY (--layout needs it)", 'm' },
+	{ "sets", 0, "N", "the N sets with the most misses of each geometry and policy, and their lines (named by BINARY if given)", OPT_SETS },
 	{ "json", 0, NULL, "print JSON", OPT_JSON },
 	{ NULL }
 };
@@ -115,6 +117,16 @@ static int simulate_opt(int id, const char *arg, void *ctx)
 	case OPT_RELINK:
 		a->relink = arg;
 		return 0;
+	case OPT_SETS:
+		if ((r = tool_parse_u64(arg, &v, "--sets")))
+			return r;
+		if (!v || v > 65536) {
+			tool_error("simulate: bad --sets '%s'", arg);
+			tool_hint("give how many sets to show, from 1 to 65536");
+			return EXIT_USAGE;
+		}
+		a->o.worst_sets = (uint32_t)v;
+		return 0;
 	case OPT_JSON:
 		a->json = true;
 		return 0;
@@ -122,8 +134,53 @@ static int simulate_opt(int id, const char *arg, void *ctx)
 	return EXIT_USAGE;
 }
 
+/* The code at traced address ADDR: "func+0xoff", or NULL (no binary, no function). */
+static const struct cachepin_func *code_at(const struct cachepin_binary *bin, uint64_t addr)
+{
+	return bin ? cachepin_binary__find_func(bin, addr) : NULL;
+}
+
+static void print_sets_text(const struct cachepin_binary *bin, const struct cachepin_simulation *s)
+{
+	size_t i, j;
+	uint32_t k;
+
+	for (i = 0; i < s->nr_rows; i++) {
+		const struct cachepin_simulate_row *r = &s->rows[i];
+
+		if (!r->nr_worst)
+			continue;
+		if (r->nr_worst == 1)
+			printf("\n%s %s: the set with the most misses\n", r->cache->name,
+			       cachepin_sim_policy_name(r->policy));
+		else
+			printf("\n%s %s: the %zu sets with the most misses\n", r->cache->name,
+			       cachepin_sim_policy_name(r->policy), r->nr_worst);
+		for (j = 0; j < r->nr_worst; j++) {
+			const struct cachepin_simulate_set *ws = &r->worst[j];
+			uint64_t rest = ws->misses;
+
+			printf("  set %-5u %10" PRIu64 " misses, %u lines\n", ws->set, ws->misses, ws->nr_lines);
+			for (k = 0; k < ws->shown; k++) {
+				const struct cachepin_simulate_line *ln = &ws->lines[k];
+				const struct cachepin_func *f = code_at(bin, ln->traced);
+
+				rest -= ln->misses;
+				printf("    %10" PRIu64 "  0x%08" PRIx64, ln->misses, ln->addr);
+				if (f)
+					printf("  %s+0x%" PRIx64, f->name, ln->traced - f->addr);
+				else if (ln->traced != ln->addr)
+					printf("  (traced at 0x%" PRIx64 ")", ln->traced);
+				printf("\n");
+			}
+			if (ws->shown < ws->nr_lines)
+				printf("    %10" PRIu64 "  in %u more lines\n", rest, ws->nr_lines - ws->shown);
+		}
+	}
+}
+
 static void print_text(const char *trace, const struct sim_args *a,
-		       const struct cachepin_simulation *s)
+		       const struct cachepin_simulation *s, const struct cachepin_binary *bin)
 {
 	size_t i;
 
@@ -147,10 +204,40 @@ static void print_text(const char *trace, const struct sim_args *a,
 		       cachepin_sim_policy_name(r->policy), r->accesses, r->misses, s->insns,
 		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
 	}
+	print_sets_text(bin, s);
+}
+
+static void print_sets_json(const struct cachepin_binary *bin, const struct cachepin_simulate_row *r)
+{
+	size_t j;
+	uint32_t k;
+
+	printf(", \"worst_sets\": [");
+	for (j = 0; j < r->nr_worst; j++) {
+		const struct cachepin_simulate_set *ws = &r->worst[j];
+
+		printf("%s{\"set\": %u, \"misses\": %" PRIu64 ", \"lines_missed\": %u, \"lines\": [",
+		       j ? ", " : "", ws->set, ws->misses, ws->nr_lines);
+		for (k = 0; k < ws->shown; k++) {
+			const struct cachepin_simulate_line *ln = &ws->lines[k];
+			const struct cachepin_func *f = code_at(bin, ln->traced);
+
+			printf("%s{\"address\": %" PRIu64 ", \"traced\": %" PRIu64 ", \"misses\": %" PRIu64,
+			       k ? ", " : "", ln->addr, ln->traced, ln->misses);
+			if (f) {
+				printf(", \"function\": ");
+				json_str(stdout, f->name);
+				printf(", \"offset\": %" PRIu64, ln->traced - f->addr);
+			}
+			printf("}");
+		}
+		printf("]}");
+	}
+	printf("]");
 }
 
 static void print_json(const char *trace, const struct sim_args *a,
-		       const struct cachepin_simulation *s)
+		       const struct cachepin_simulation *s, const struct cachepin_binary *bin)
 {
 	size_t i;
 
@@ -174,9 +261,12 @@ static void print_json(const char *trace, const struct sim_args *a,
 		printf("%s{\"cache\": ", i ? ", " : "");
 		json_str(stdout, r->cache->name);
 		printf(", \"size\": %u, \"ways\": %u, \"line\": %u, \"policy\": \"%s\", \"accesses\": %" PRIu64
-		       ", \"misses\": %" PRIu64 ", \"mpki\": %.3f}", r->cache->size, r->cache->ways,
+		       ", \"misses\": %" PRIu64 ", \"mpki\": %.3f", r->cache->size, r->cache->ways,
 		       r->cache->line, cachepin_sim_policy_name(r->policy), r->accesses, r->misses,
 		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
+		if (a->o.worst_sets && r->policy != CACHEPIN_SIM_FA_LRU)
+			print_sets_json(bin, r);
+		printf("}");
 	}
 	printf("]}\n");
 }
@@ -251,8 +341,10 @@ int cmd_simulate(int argc, char **argv)
 		tool_error("simulate: --layout and --relink both give the layout; give one");
 		return EXIT_USAGE;
 	}
-	if (!a.in.binary != !(a.layout || a.relink)) {
-		tool_error(a.in.binary ? "simulate: a binary is only needed to remap the trace (--layout, --relink)" :
+	if (a.in.binary && !(a.layout || a.relink) && a.o.worst_sets) {
+		/* the binary as traced: it names the worst sets' lines */
+	} else if (!a.in.binary != !(a.layout || a.relink)) {
+		tool_error(a.in.binary ? "simulate: a binary is only needed to remap the trace (--layout, --relink) or to name the lines of --sets" :
 			   "simulate: --%s needs the traced binary after the trace", a.layout ? "layout" : "relink");
 		return EXIT_USAGE;
 	}
@@ -266,9 +358,13 @@ int cmd_simulate(int argc, char **argv)
 	a.o.nr_caches = a.in.nr_caches;
 	if (a.in.binary) {
 		bin = tool_open_binary(&a.in);
-		if (!bin || open_layout(&a, bin, &l))
+		if (!bin)
 			goto out;
-		a.o.layout = &l;
+		if (a.layout || a.relink) {
+			if (open_layout(&a, bin, &l))
+				goto out;
+			a.o.layout = &l;
+		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (cachepin_simulate__run(trace, &a.o, &s))
@@ -283,9 +379,9 @@ int cmd_simulate(int argc, char **argv)
 	}
 	warn_run(trace, &a, &s);
 	if (a.json)
-		print_json(trace, &a, &s);
+		print_json(trace, &a, &s, bin);
 	else
-		print_text(trace, &a, &s);
+		print_text(trace, &a, &s, bin);
 	cachepin_simulate__release(&s);
 	rc = fflush(stdout) || ferror(stdout) ? tool_error("simulate: cannot write the output") : 0;
 out:
