@@ -6,7 +6,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cachepin_cache c[2];
-	struct cachepin_simulate_opts o = { .caches = c, .nr_caches = 2, .cpu = -1 };
+	/* the worst sets too: every line that missed is kept and sorted */
+	struct cachepin_simulate_opts o = { .caches = c, .nr_caches = 2, .cpu = -1, .worst_sets = 3 };
 	struct cachepin_simulation s;
 	char path[64];
 	int fd = fuzz_file(data, size, path, sizeof(path));
