@@ -16,24 +16,10 @@ static inline uint32_t line_set(const struct cachepin_score *s, size_t i)
 	return (uint32_t)s->line_no[i] & (s->cache.sets - 1);
 }
 
-struct set_key {
-	uint64_t miss;
-	uint32_t set;
-};
-
-static int cmp_set_key(const void *x, const void *y)
-{
-	const struct set_key *a = x, *b = y;
-
-	if (a->miss != b->miss)
-		return a->miss < b->miss ? 1 : -1;
-	return (a->set > b->set) - (a->set < b->set);
-}
-
 int cachepin_score__worst_sets(const struct cachepin_score *s, uint32_t **order)
 {
 	uint32_t i, sets = s->cache.sets;
-	struct set_key *k = malloc((size_t)sets * sizeof(*k));
+	struct cachepin_set_misses *k = malloc((size_t)sets * sizeof(*k));
 	uint32_t *o = malloc((size_t)sets * sizeof(*o) + 1);
 
 	if (!k || !o) {
@@ -42,8 +28,8 @@ int cachepin_score__worst_sets(const struct cachepin_score *s, uint32_t **order)
 		return -ENOMEM;
 	}
 	for (i = 0; i < sets; i++)
-		k[i] = (struct set_key){ s->sets[i].miss[CACHEPIN_REPL_LRU], i };
-	sort_n(k, sets, sizeof(*k), cmp_set_key);
+		k[i] = (struct cachepin_set_misses){ s->sets[i].miss[CACHEPIN_REPL_LRU], i };
+	sort_n(k, sets, sizeof(*k), cachepin_cmp_set_misses);
 	for (i = 0; i < sets; i++)
 		o[i] = k[i].set;
 	free(k);

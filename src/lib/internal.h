@@ -90,6 +90,14 @@ static inline uint64_t cachepin_xorshift64(uint64_t *s)
 int cachepin_cmp_u64(const void *a, const void *b);
 int cachepin_cmp_u32(const void *a, const void *b);
 
+/* A cache set by its misses; cachepin_cmp_set_misses(): most first, then by set. */
+struct cachepin_set_misses {
+	uint64_t misses;
+	uint32_t set;
+};
+
+int cachepin_cmp_set_misses(const void *a, const void *b);
+
 /* FNV-1a, for cheap stable hashes (profile digests, PRNG seeds). */
 static inline uint64_t cachepin_fnv1a(uint64_t h, const void *p, size_t n)
 {

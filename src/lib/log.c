@@ -89,6 +89,15 @@ int cachepin_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int cachepin_cmp_set_misses(const void *a, const void *b)
+{
+	const struct cachepin_set_misses *x = a, *y = b;
+
+	if (x->misses != y->misses)
+		return x->misses > y->misses ? -1 : 1;
+	return (x->set > y->set) - (x->set < y->set);
+}
+
 int cachepin_cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

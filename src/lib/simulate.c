@@ -261,26 +261,13 @@ static int engine_init(struct engine *en, const struct cachepin_simulate_opts *o
 	return 0;
 }
 
-struct set_key {
-	uint64_t misses;
-	uint32_t set;
-};
-
-static int cmp_set_key(const void *a, const void *b)
-{
-	const struct set_key *x = a, *y = b;
-
-	if (x->misses != y->misses)
-		return x->misses > y->misses ? -1 : 1;
-	return (x->set > y->set) - (x->set < y->set);
-}
 
 /* The worst sets of simulator K of S into row R: -ENOMEM or 0. */
 static int worst_sets(const struct engine *en, struct stream *s, size_t k,
 		      struct cachepin_simulate_row *r)
 {
 	const struct cachepin_cache *c = r->cache;
-	struct set_key *key;
+	struct cachepin_set_misses *key;
 	struct mline *m, *tmp;
 	uint32_t set, n = en->o->worst_sets;
 	size_t j;
@@ -294,7 +281,7 @@ static int worst_sets(const struct engine *en, struct stream *s, size_t k,
 		key[set].set = set;
 	HASH_ITER(hh, s->lines, m, tmp)
 		key[m->line & (c->sets - 1)].misses += m->misses[k];
-	qsort(key, c->sets, sizeof(*key), cmp_set_key);
+	qsort(key, c->sets, sizeof(*key), cachepin_cmp_set_misses);
 	if (n > c->sets)
 		n = c->sets;
 	while (n && !key[n - 1].misses)
