@@ -196,6 +196,13 @@ link() {
 
 . "$top/bench/lib/order.sh"
 
+# hot_sets ALIGN: "function|object|section first-set" of every hot unit of
+# a plan's alignment file, sorted for join
+hot_sets() { awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$1" | sort; }
+# other_sets SETS SETS: "N C", the hot units both plans have and how many
+# of them the two put in another first set
+other_sets() { join "$1" "$2" | awk '{ n++; if ($2 != $3) c++ } END { printf "%d %d", n, c }'; }
+
 # misses LOG: I1 misses from a cachegrind log
 misses() { sed -n 's/.*I1  *misses: *//p' "$1" | tr -d ,; }
 
@@ -264,8 +271,9 @@ skip_obj() {
 }
 
 # bench_recordings: (--recordings) a plan and a C3 order from each of
-# $_RECS, linked, checked, measured; rows of recordings.csv, the plans'
-# hot units in another first set for every pair in recordings.sets
+# $_RECS, linked, checked, measured; rows of recordings.csv, and of
+# recordings-sets.csv the plans' hot units in another first set for
+# every pair
 bench_recordings() {
 	log "$p: a plan and a C3 order from each of $RECORDINGS recordings"
 	RD=$W/recordings
@@ -291,7 +299,7 @@ bench_recordings() {
 		done
 		"$CACHEPIN" check "$RD/cachepin$k" "$RD/cachepin$k.align" > "$RD/cachepin$k.check" 2>&1 ||
 			{ cat "$RD/cachepin$k.check" >&2; die "'$RD/cachepin$k': cachepin check failed"; }
-		awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$RD/cachepin$k.align" | sort > "$RD/sets$k"
+		hot_sets "$RD/cachepin$k.align" > "$RD/sets$k"
 		k=$((k + 1))
 	done
 	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
@@ -311,7 +319,7 @@ bench_recordings() {
 	while [ $i -le "$RECORDINGS" ]; do
 		j=$((i + 1))
 		while [ $j -le "$RECORDINGS" ]; do
-			echo "$p,$i,$j,$(join "$RD/sets$i" "$RD/sets$j" | awk '{ n++; if ($2 != $3) c++ } END { printf "%d,%d", n, c }')"
+			echo "$p,$i,$j,$(other_sets "$RD/sets$i" "$RD/sets$j" | tr ' ' ,)"
 			j=$((j + 1))
 		done
 		i=$((i + 1))
@@ -587,9 +595,9 @@ bench_program() {
 		# two recordings of one workload, a plan from each: hot units of
 		# both in another first set (the primary cache's)
 		if [ -s "$W/cachepin.align" ] && [ -s "$W/cachepin-r2.align" ]; then
-			awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$W/cachepin.align" | sort > "$W/r1.sets"
-			awk '$1 == "hot" { print $2 "|" $3 "|" $4, $7 }' "$W/cachepin-r2.align" | sort > "$W/r2.sets"
-			echo "recordings $(join "$W/r1.sets" "$W/r2.sets" | awk '{ n++; if ($2 != $3) c++ } END { printf "%d %d", n, c }') $(wc -l < "$W/r1.sets") $(wc -l < "$W/r2.sets")"
+			hot_sets "$W/cachepin.align" > "$W/r1.sets"
+			hot_sets "$W/cachepin-r2.align" > "$W/r2.sets"
+			echo "recordings $(other_sets "$W/r1.sets" "$W/r2.sets") $(wc -l < "$W/r1.sets") $(wc -l < "$W/r2.sets")"
 		fi
 	} > "$RESULTS/$p.info.tmp"
 }
