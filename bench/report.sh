@@ -1,7 +1,7 @@
 #!/bin/sh
 # Tables and plot of the layout benchmark (called by bench/run.sh).
 #
-# usage: bench/report.sh RESULTS PROGRAM...
+# usage: bench/report.sh [--recordings] RESULTS PROGRAM...
 #
 # Reads RESULTS/layouts.csv, stability.csv, PROGRAM.info and, if there,
 # model.csv; writes RESULTS/layouts.md and, if gnuplot is installed,
@@ -10,11 +10,102 @@
 # bench/report.sh --recordings RESULTS PROGRAM... reads recordings.csv and
 # recordings-sets.csv (bench/run.sh --recordings) and writes recordings.md.
 set -e
-if [ "$1" = --recordings ]; then
-	shift
-	[ $# -ge 2 ] || { echo "usage: bench/report.sh --recordings RESULTS PROGRAM..." >&2; exit 129; }
-	R=$1
-	shift
+mode=layouts
+[ "$1" != --recordings ] || { mode=recordings; shift; }
+[ $# -ge 2 ] || { echo "usage: bench/report.sh [--recordings] RESULTS PROGRAM..." >&2; exit 129; }
+R=$1
+shift
+CSV=$R/layouts.csv
+STAB=$R/stability.csv
+MODEL=$R/model.csv
+[ $mode = recordings ] || [ -r "$CSV" ] ||
+	{ echo "error: '$CSV': not readable" >&2; echo "hint: run bench/run.sh" >&2; exit 1; }
+
+ksize() { echo "$(($1 / 1024))K"; }
+# table_head "LEAD COLUMNS" "SIZES" FIRST OTHER...: a Markdown table head,
+# the columns FIRST (after the size) and OTHER... repeated for each size
+table_head() {
+	_lead=$1 _sizes=$2 _first=$3
+	shift 3
+	printf '|'
+	for _c in $_lead; do printf ' %s |' "$_c"; done
+	for _s in $_sizes; do
+		printf ' %s %s |' "$(ksize $_s)" "$_first"
+		for _c; do printf ' %s |' "$_c"; done
+	done
+	echo
+	printf '|'
+	for _c in $_lead; do printf -- '---|'; done
+	for _s in $_sizes; do
+		printf -- '---:|'
+		for _c; do printf -- '---:|'; done
+	done
+	echo
+}
+# awk functions: sort(V, N) sorts V[1..N]; median(V, N) sorts them and
+# gives their median; ranks(V, N, R) gives R[i] the
+# rank of V[i], ties the average of their ranks; spearman(A, B, N) is the
+# rank correlation of A[1..N] and B[1..N] ("-" if one of them is constant);
+# best_peer(M, L, S) is the layout of L that is not cachepin's with the
+# fewest misses M[layout, S] at size S (the first by name of equals)
+AWKLIB='
+function sort(v, n,   i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = v[i]
+		for (j = i - 1; j >= 1 && v[j] > t; j--)
+			v[j + 1] = v[j]
+		v[j + 1] = t
+	}
+}
+function median(v, n) {
+	sort(v, n)
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function ranks(v, n, r,   i, j, k, x, t) {
+	for (i = 1; i <= n; i++)
+		x[i] = i
+	for (i = 2; i <= n; i++) {
+		t = x[i]
+		for (j = i - 1; j >= 1 && v[x[j]] > v[t]; j--)
+			x[j + 1] = x[j]
+		x[j + 1] = t
+	}
+	for (i = 1; i <= n; i = j + 1) {
+		for (j = i; j < n && v[x[j + 1]] == v[x[i]]; j++)
+			;
+		for (k = i; k <= j; k++)
+			r[x[k]] = (i + j) / 2
+	}
+}
+function best_peer(m, L, s,   bp, l) {
+	bp = ""
+	for (l in L)
+		if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp)))
+			bp = l
+	return bp
+}
+function spearman(a, b, n,   ra, rb, i, ma, mb, sab, saa, sbb) {
+	if (n < 2)
+		return "-"
+	ranks(a, n, ra)
+	ranks(b, n, rb)
+	for (i = 1; i <= n; i++) {
+		ma += ra[i]
+		mb += rb[i]
+	}
+	ma /= n
+	mb /= n
+	for (i = 1; i <= n; i++) {
+		sab += (ra[i] - ma) * (rb[i] - mb)
+		saa += (ra[i] - ma) ^ 2
+		sbb += (rb[i] - mb) ^ 2
+	}
+	return saa > 0 && sbb > 0 ? sprintf("%.2f", sab / sqrt(saa * sbb)) : "-"
+}
+'
+
+# --recordings: the plans and C3 orders of several recordings
+if [ $mode = recordings ]; then
 	[ -r "$R/recordings.csv" ] || { echo "error: '$R/recordings.csv': not readable" >&2
 		echo "hint: run bench/run.sh --recordings" >&2; exit 1; }
 	{
@@ -27,12 +118,7 @@ if [ "$1" = --recordings ]; then
 	echo
 	echo "| program | cache | layout | min | median | max | median pair difference | largest | pairs within 3 % |"
 	echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
-	awk -F, -v progs="$*" '
-	function sort(v, n,	i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-	}
-	function median(v, n) { sort(v, n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+	awk -F, -v progs="$*" "$AWKLIB"'
 	NR > 1 { k = $1 SUBSEP $4 SUBSEP $2; n[k]++; m[k, n[k]] = $5; sizes[$4] = 1 }
 	END {
 		np = split(progs, P, " ")
@@ -92,91 +178,6 @@ if [ "$1" = --recordings ]; then
 	mv "$R/recordings.md.tmp" "$R/recordings.md"
 	exit 0
 fi
-[ $# -ge 2 ] || { echo "usage: bench/report.sh RESULTS PROGRAM..." >&2; exit 129; }
-R=$1
-shift
-CSV=$R/layouts.csv
-STAB=$R/stability.csv
-MODEL=$R/model.csv
-[ -r "$CSV" ] || { echo "error: '$CSV': not readable" >&2; echo "hint: run bench/run.sh" >&2; exit 1; }
-
-ksize() { echo "$(($1 / 1024))K"; }
-# table_head "LEAD COLUMNS" "SIZES" FIRST OTHER...: a Markdown table head,
-# the columns FIRST (after the size) and OTHER... repeated for each size
-table_head() {
-	_lead=$1 _sizes=$2 _first=$3
-	shift 3
-	printf '|'
-	for _c in $_lead; do printf ' %s |' "$_c"; done
-	for _s in $_sizes; do
-		printf ' %s %s |' "$(ksize $_s)" "$_first"
-		for _c; do printf ' %s |' "$_c"; done
-	done
-	echo
-	printf '|'
-	for _c in $_lead; do printf -- '---|'; done
-	for _s in $_sizes; do
-		printf -- '---:|'
-		for _c; do printf -- '---:|'; done
-	done
-	echo
-}
-# awk functions: sort(V, N) sorts V[1..N]; ranks(V, N, R) gives R[i] the
-# rank of V[i], ties the average of their ranks; spearman(A, B, N) is the
-# rank correlation of A[1..N] and B[1..N] ("-" if one of them is constant);
-# best_peer(M, L, S) is the layout of L that is not cachepin's with the
-# fewest misses M[layout, S] at size S (the first by name of equals)
-AWKLIB='
-function sort(v, n,   i, j, t) {
-	for (i = 2; i <= n; i++) {
-		t = v[i]
-		for (j = i - 1; j >= 1 && v[j] > t; j--)
-			v[j + 1] = v[j]
-		v[j + 1] = t
-	}
-}
-function ranks(v, n, r,   i, j, k, x, t) {
-	for (i = 1; i <= n; i++)
-		x[i] = i
-	for (i = 2; i <= n; i++) {
-		t = x[i]
-		for (j = i - 1; j >= 1 && v[x[j]] > v[t]; j--)
-			x[j + 1] = x[j]
-		x[j + 1] = t
-	}
-	for (i = 1; i <= n; i = j + 1) {
-		for (j = i; j < n && v[x[j + 1]] == v[x[i]]; j++)
-			;
-		for (k = i; k <= j; k++)
-			r[x[k]] = (i + j) / 2
-	}
-}
-function best_peer(m, L, s,   bp, l) {
-	bp = ""
-	for (l in L)
-		if (l !~ /^cachepin/ && (bp == "" || m[l, s] < m[bp, s] || (m[l, s] == m[bp, s] && l < bp)))
-			bp = l
-	return bp
-}
-function spearman(a, b, n,   ra, rb, i, ma, mb, sab, saa, sbb) {
-	if (n < 2)
-		return "-"
-	ranks(a, n, ra)
-	ranks(b, n, rb)
-	for (i = 1; i <= n; i++) {
-		ma += ra[i]
-		mb += rb[i]
-	}
-	ma /= n
-	mb /= n
-	for (i = 1; i <= n; i++) {
-		sab += (ra[i] - ma) * (rb[i] - mb)
-		saa += (ra[i] - ma) ^ 2
-		sbb += (rb[i] - mb) ^ 2
-	}
-	return saa > 0 && sbb > 0 ? sprintf("%.2f", sab / sqrt(saa * sbb)) : "-"
-}
-'
 caches=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$CSV" | sort -n)
 stabc=$(awk -F, 'NR > 1 { if (!($3 in s)) { s[$3] = 1; print $3 } }' "$STAB" | sort -n)
 
