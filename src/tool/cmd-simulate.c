@@ -341,11 +341,13 @@ int cmd_simulate(int argc, char **argv)
 		tool_error("simulate: --layout and --relink both give the layout; give one");
 		return EXIT_USAGE;
 	}
-	if (a.in.binary && !(a.layout || a.relink) && a.o.worst_sets) {
-		/* the binary as traced: it names the worst sets' lines */
-	} else if (!a.in.binary != !(a.layout || a.relink)) {
-		tool_error(a.in.binary ? "simulate: a binary is only needed to remap the trace (--layout, --relink) or to name the lines of --sets" :
-			   "simulate: --%s needs the traced binary after the trace", a.layout ? "layout" : "relink");
+	/* a binary remaps the trace, or names the lines of --sets as traced */
+	if ((a.layout || a.relink) && !a.in.binary) {
+		tool_error("simulate: --%s needs the traced binary after the trace", a.layout ? "layout" : "relink");
+		return EXIT_USAGE;
+	}
+	if (a.in.binary && !(a.layout || a.relink) && !a.o.worst_sets) {
+		tool_error("simulate: a binary is only needed to remap the trace (--layout, --relink) or to name the lines of --sets");
 		return EXIT_USAGE;
 	}
 	if (a.in.map && !a.in.binary) {
