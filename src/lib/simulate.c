@@ -261,6 +261,26 @@ static int engine_init(struct engine *en, const struct cachepin_simulate_opts *o
 	return 0;
 }
 
+/* LN into the few kept of WS: most misses first, then lowest address. */
+static void keep_line(struct cachepin_simulate_set *ws, const struct cachepin_simulate_line *ln)
+{
+	uint32_t at;
+
+	ws->nr_lines++;
+	for (at = ws->shown; at > 0; at--) {
+		const struct cachepin_simulate_line *p = &ws->lines[at - 1];
+
+		if (p->misses > ln->misses || (p->misses == ln->misses && p->addr < ln->addr))
+			break;
+		if (at < CACHEPIN_SIM_SET_LINES)
+			ws->lines[at] = *p;
+	}
+	if (at < CACHEPIN_SIM_SET_LINES) {
+		ws->lines[at] = *ln;
+		if (ws->shown < CACHEPIN_SIM_SET_LINES)
+			ws->shown++;
+	}
+}
 
 /* The worst sets of simulator K of S into row R: -ENOMEM or 0. */
 static int worst_sets(const struct engine *en, struct stream *s, size_t k,
@@ -269,18 +289,22 @@ static int worst_sets(const struct engine *en, struct stream *s, size_t k,
 	const struct cachepin_cache *c = r->cache;
 	struct cachepin_set_misses *key;
 	struct mline *m, *tmp;
-	uint32_t set, n = en->o->worst_sets;
+	uint32_t set, n = en->o->worst_sets, *rank;
 	size_t j;
 
 	if (r->policy == CACHEPIN_SIM_FA_LRU)
 		return 0;
 	key = calloc(c->sets, sizeof(*key));
-	if (!key)
+	rank = malloc(c->sets * sizeof(*rank));
+	if (!key || !rank) {
+		free(key);
+		free(rank);
 		return -ENOMEM;
+	}
 	for (set = 0; set < c->sets; set++)
 		key[set].set = set;
 	HASH_ITER(hh, s->lines, m, tmp)
-		key[m->line & (c->sets - 1)].misses += m->misses[k];
+		key[cachepin_cache__set(c, m->line << s->shift)].misses += m->misses[k];
 	qsort(key, c->sets, sizeof(*key), cachepin_cmp_set_misses);
 	if (n > c->sets)
 		n = c->sets;
@@ -289,39 +313,27 @@ static int worst_sets(const struct engine *en, struct stream *s, size_t k,
 	r->worst = calloc(n + 1, sizeof(*r->worst));
 	if (!r->worst) {
 		free(key);
+		free(rank);
 		return -ENOMEM;
 	}
+	/* each set's place among the worst (n: not one of them), then one pass over the lines */
+	for (set = 0; set < c->sets; set++)
+		rank[set] = n;
 	for (j = 0; j < n; j++) {
-		struct cachepin_simulate_set *ws = &r->worst[j];
+		r->worst[j].set = key[j].set;
+		r->worst[j].misses = key[j].misses;
+		rank[key[j].set] = (uint32_t)j;
+	}
+	HASH_ITER(hh, s->lines, m, tmp) {
+		uint64_t a = m->line << s->shift;
+		uint32_t w = rank[cachepin_cache__set(c, a)];
 
-		ws->set = key[j].set;
-		ws->misses = key[j].misses;
-		HASH_ITER(hh, s->lines, m, tmp) {
-			struct cachepin_simulate_line ln;
-			uint32_t at;
-
-			if ((m->line & (c->sets - 1)) != ws->set || !m->misses[k])
-				continue;
-			ws->nr_lines++;
-			ln = (struct cachepin_simulate_line){ m->line << s->shift, m->traced, m->misses[k] };
-			/* insertion into the kept few: most misses, then lowest address */
-			for (at = ws->shown; at > 0; at--) {
-				const struct cachepin_simulate_line *p = &ws->lines[at - 1];
-
-				if (p->misses > ln.misses || (p->misses == ln.misses && p->addr < ln.addr))
-					break;
-				if (at < CACHEPIN_SIM_SET_LINES)
-					ws->lines[at] = *p;
-			}
-			if (at < CACHEPIN_SIM_SET_LINES) {
-				ws->lines[at] = ln;
-				if (ws->shown < CACHEPIN_SIM_SET_LINES)
-					ws->shown++;
-			}
-		}
+		if (w < n && m->misses[k])
+			keep_line(&r->worst[w], &(struct cachepin_simulate_line){ a, m->traced, m->misses[k] });
 	}
 	r->nr_worst = n;
 	free(key);
+	free(rank);
 	return 0;
 }
 

@@ -134,7 +134,7 @@ static int simulate_opt(int id, const char *arg, void *ctx)
 	return EXIT_USAGE;
 }
 
-/* The code at traced address ADDR: "func+0xoff", or NULL (no binary, no function). */
+/* The function of BIN holding traced address ADDR, or NULL (no binary, no function). */
 static const struct cachepin_func *code_at(const struct cachepin_binary *bin, uint64_t addr)
 {
 	return bin ? cachepin_binary__find_func(bin, addr) : NULL;
@@ -264,7 +264,7 @@ static void print_json(const char *trace, const struct sim_args *a,
 		       ", \"misses\": %" PRIu64 ", \"mpki\": %.3f", r->cache->size, r->cache->ways,
 		       r->cache->line, cachepin_sim_policy_name(r->policy), r->accesses, r->misses,
 		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
-		if (a->o.worst_sets && r->policy != CACHEPIN_SIM_FA_LRU)
+		if (r->worst)
 			print_sets_json(bin, r);
 		printf("}");
 	}
