@@ -102,6 +102,7 @@ struct cachepin_plan_cand {
 	bool tried, eligible;	/* eligible: no geometry worse than the link by over 1 %, padding in budget */
 	bool over_pad;		/* more padding than opts.max_pad allows (keep excepted) */
 	bool harms;		/* a geometry worse than the link by over 1 % */
+	bool whole_harms;	/* its plan from the whole profile is, in the full model */
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
 	int focus;		/* colour: the geometry it was planned for first, -1: all alike */

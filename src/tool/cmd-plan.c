@@ -390,9 +390,10 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 			fprintf(stderr, "  (for %s first)", a->in.caches[cd->focus].name);
 		if (cd->ever)
 			fprintf(stderr, "  (lightest-ever rule)");
-		fprintf(stderr, "%s%s%s\n",
+		fprintf(stderr, "%s%s%s%s\n",
 			cd->over_pad ? "  (padding over the budget)" : "",
 			cd->harms ? "  (worse than the link somewhere)" : "",
+			cd->whole_harms ? "  (its plan from the whole profile worse than the link)" : "",
 			k == plan->method && !plan->unchanged ? "  <- planned" : "");
 	}
 }
