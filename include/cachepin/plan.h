@@ -105,6 +105,7 @@ struct cachepin_plan_cand {
 	bool whole_harms;	/* its plan from the whole profile is, in the full model */
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
+	uint64_t bytes;		/* its blocks' bytes, summed over the folds */
 	int focus;		/* colour: the geometry it was planned for first, -1: all alike */
 	bool ever;		/* colour: priced against the lightest line ever in a set */
 };
