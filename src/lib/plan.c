@@ -360,7 +360,7 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 
 /*
  * The plan of the chosen method on the whole profile harms where the
- * full model has it worse than the link (LINK) by more than HARM_MARGIN
+ * full model has it (MISS) worse than the link (LINK) by more than HARM_MARGIN
  * in a geometry: then CD is no longer eligible.  The halves chose the
  * method, not this layout, and a method that does not optimise the model
  * builds another layout from the whole profile; where even the model
@@ -369,24 +369,16 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
  * from the whole recording +80.6 % in the model, 599,507 misses in
  * cachegrind against the link's 793,410 and 2,790 for the density plan.
  */
-static int whole_verdict(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-			 const struct cachepin_plan *plan, const uint64_t *link,
-			 struct cachepin_plan_cand *cd)
+static void whole_verdict(const struct cachepin_plan_opts *o, const uint64_t *miss,
+			  const uint64_t *link, struct cachepin_plan_cand *cd)
 {
-	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	size_t i;
-	int err;
 
-	if (plan->unchanged)
-		return 0;
-	if ((err = score_layout(m, o, plan, miss, NULL, NULL, NULL)))
-		return err;
 	for (i = 0; i < o->nr_caches; i++)
 		if ((double)miss[i] > (double)link[i] * (1 + HARM_MARGIN))
 			cd->whole_harms = true;
 	if (cd->whole_harms)
 		cd->eligible = false;
-	return 0;
 }
 
 /* The method to plan: the best held-out one, or the search without folds. */
@@ -458,6 +450,7 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	struct variant var = { -1, false, NULL };
 	uint64_t link[CACHEPIN_PLAN_MAX_GEO];
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO], whole[CACHEPIN_PLAN_MAX_GEO];
+	uint64_t planned[CACHEPIN_PLAN_MAX_GEO];	/* the kept run's misses */
 	double best = 0;
 	size_t i;
 	int err;
@@ -501,15 +494,15 @@ again:
 		}
 		if (run == 0 || v < best) {
 			best = v;
+			memcpy(planned, miss, sizeof(planned));
 			cachepin_plan__release(plan);
 			*plan = cand;
 		} else {
 			cachepin_plan__release(&cand);
 		}
 	}
-	if (runs && choice.nr_folds && choice.cands[method].eligible &&
-	    (err = whole_verdict(m, o, plan, whole, &choice.cands[method])))
-		goto fail;
+	if (runs && choice.nr_folds && choice.cands[method].eligible && !plan->unchanged)
+		whole_verdict(o, planned, whole, &choice.cands[method]);
 	if (runs && choice.cands[method].whole_harms) {
 		enum cachepin_plan_method next = pick(&choice, o->methods ? o->methods : DEFAULT_METHODS);
 
