@@ -104,6 +104,32 @@ function spearman(a, b, n,   ra, rb, i, ma, mb, sab, saa, sbb) {
 }
 '
 
+# other_sets_table CSV PROGRAM...: the table of hot units in another
+# first set, from rows whose last two fields are the hot units both plans
+# have and how many of them moved
+other_sets_table() {
+	_csv=$1
+	shift
+	echo "| program | pairs | median | fewest | most |"
+	echo "|---|---:|---:|---:|---:|"
+	awk -F, -v progs="$*" '
+	NR > 1 { k = $1; n[k]++; f = $NF / ($(NF - 1) ? $(NF - 1) : 1) * 100; v[k, n[k]] = f; c[k, n[k]] = $NF "/" $(NF - 1) }
+	END {
+		np = split(progs, P, " ")
+		for (i = 1; i <= np; i++) {
+			k = P[i]; t = n[k]
+			if (!t) continue
+			for (a = 1; a <= t; a++) { o[a] = v[k, a]; lab[a] = c[k, a] }
+			for (a = 2; a <= t; a++)
+				for (b = a; b > 1 && o[b - 1] > o[b]; b--) {
+					x = o[b]; o[b] = o[b - 1]; o[b - 1] = x
+					x = lab[b]; lab[b] = lab[b - 1]; lab[b - 1] = x
+				}
+			printf "| %s | %d | %.0f %% | %s | %s |\n", k, t, t % 2 ? o[(t + 1) / 2] : (o[t / 2] + o[t / 2 + 1]) / 2, lab[1], lab[t]
+		}
+	}' "$_csv"
+}
+
 # --recordings: the plans and C3 orders of several recordings
 if [ $mode = recordings ]; then
 	[ -r "$R/recordings.csv" ] || { echo "error: '$R/recordings.csv': not readable" >&2
@@ -114,7 +140,10 @@ if [ $mode = recordings ]; then
 	echo "\`bench/run.sh --recordings\`: the same workload recorded $RECORDINGS times (\`perf"
 	echo "record -e cpu-clock -g\`), cachepin's plan for $PLAN_CACHES and C3's order"
 	echo "made from each, cachegrind's I1 misses (4 ways, 32-byte lines).  A pair's"
-	echo "difference is |a - b| / min(a, b), over every pair of recordings."
+	echo "difference is |a - b| / min(a, b), over every pair of recordings.  Layout"
+	echo "keep: each recording after the first re-planned with \`cachepin plan --keep\`"
+	echo "of the first one's plan, as a user re-plans after profiling again (its"
+	echo "recording 1 is that plan)."
 	echo
 	echo "| program | cache | layout | min | median | max | median pair difference | largest | pairs within 3 % |"
 	echo "|---|---:|---|---:|---:|---:|---:|---:|---:|"
@@ -127,8 +156,8 @@ if [ $mode = recordings ]; then
 		sort(S, ns)
 		for (i = 1; i <= np; i++)
 			for (j = 1; j <= ns; j++)
-				for (l = 1; l <= 2; l++) {
-					lay = l == 1 ? "cachepin" : "c3"
+				for (l = 1; l <= 3; l++) {
+					lay = l == 1 ? "cachepin" : l == 2 ? "c3" : "keep"
 					k = P[i] SUBSEP S[j] SUBSEP lay
 					c = n[k]
 					if (c < 2)
@@ -156,24 +185,12 @@ if [ $mode = recordings ]; then
 	echo "Hot units of two plans in another first set (of the hot units both plans"
 	echo "have), over every pair of recordings:"
 	echo
-	echo "| program | pairs | median | fewest | most |"
-	echo "|---|---:|---:|---:|---:|"
-	awk -F, -v progs="$*" '
-	NR > 1 { k = $1; n[k]++; f = $5 / ($4 ? $4 : 1) * 100; v[k, n[k]] = f; c[k, n[k]] = $5 "/" $4 }
-	END {
-		np = split(progs, P, " ")
-		for (i = 1; i <= np; i++) {
-			k = P[i]; t = n[k]
-			if (!t) continue
-			for (a = 1; a <= t; a++) { o[a] = v[k, a]; lab[a] = c[k, a] }
-			for (a = 2; a <= t; a++)
-				for (b = a; b > 1 && o[b - 1] > o[b]; b--) {
-					x = o[b]; o[b] = o[b - 1]; o[b - 1] = x
-					x = lab[b]; lab[b] = lab[b - 1]; lab[b - 1] = x
-				}
-			printf "| %s | %d | %.0f %% | %s | %s |\n", k, t, t % 2 ? o[(t + 1) / 2] : (o[t / 2] + o[t / 2 + 1]) / 2, lab[1], lab[t]
-		}
-	}' "$R/recordings-sets.csv"
+	other_sets_table "$R/recordings-sets.csv" "$@"
+	echo
+	echo "Hot units of a --keep plan in another first set than in the plan it kept"
+	echo "(of the hot units both have), over the recordings after the first:"
+	echo
+	other_sets_table "$R/recordings-keep.csv" "$@"
 	} > "$R/recordings.md.tmp"
 	mv "$R/recordings.md.tmp" "$R/recordings.md"
 	exit 0

@@ -56,8 +56,11 @@
 #             $PLAN_CACHES and C3's order from each, misses at $CACHES
 #             (32768 65536); for each: min/median/max, the difference of
 #             every pair of recordings, and the hot units two plans put
-#             in another first set.  Results: $RESULTS/recordings.md and
-#             recordings.csv
+#             in another first set; and every recording but the first
+#             re-planned with --keep of the first one's plan (layout
+#             keep), as a user re-plans after profiling again.  Results:
+#             $RESULTS/recordings.md, recordings.csv, recordings-sets.csv
+#             and recordings-keep.csv
 #
 # Environment:
 #   BENCH_WORK   work directory (build/bench/layout)
@@ -270,10 +273,38 @@ skip_obj() {
 	gcc -c -o "$3.o" "$3.s"
 }
 
+# rec_link NAME: (--recordings) $RD/NAME linked with $RD/NAME.lds, its
+# output compared with the default's, its cachegrind runs queued
+rec_link() {
+	link "$W/build" "$RD/$1" -Wl,-T,"$RD/$1.lds"
+	(cd "$IN" && $ENV "$RD/$1" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$1")
+	cmp -s "$W/out.ref" "$RD/out.$1" || die "'$p' layout '$1' prints something else"
+	for s in $CACHES; do
+		cg_job "$RD/$1" $s 4 "$RD/$1.$s" >> "$W/jobs"
+	done
+}
+
+# rec_plan NAME PROFILE [PLAN-OPTION...]: (--recordings) cachepin's plan
+# from PROFILE as $RD/NAME, linked, checked, measured; its hot units'
+# first sets in $RD/NAME.sets
+rec_plan() {
+	_n=$1 _pf=$2
+	shift 2
+	"$CACHEPIN" plan --map "$L/default.map" -c "$PLAN_CACHES" --standalone "$@" \
+		-o "$RD/$_n.lds" "$L/default" "$_pf" > "$RD/$_n.plan.txt" 2>&1 ||
+		{ cat "$RD/$_n.plan.txt" >&2; die "'$p': cachepin plan $* failed for $_pf"; }
+	rec_link "$_n"
+	"$CACHEPIN" check "$RD/$_n" "$RD/$_n.align" > "$RD/$_n.check" 2>&1 ||
+		{ cat "$RD/$_n.check" >&2; die "'$RD/$_n': cachepin check failed"; }
+	hot_sets "$RD/$_n.align" > "$RD/$_n.sets"
+}
+
 # bench_recordings: (--recordings) a plan and a C3 order from each of
 # $_RECS, linked, checked, measured; rows of recordings.csv, and of
 # recordings-sets.csv the plans' hot units in another first set for
-# every pair
+# every pair; the recordings after the first re-planned with --keep of
+# its plan, and of recordings-keep.csv their hot units in another first
+# set than there
 bench_recordings() {
 	log "$p: a plan and a C3 order from each of $RECORDINGS recordings"
 	RD=$W/recordings
@@ -284,22 +315,17 @@ bench_recordings() {
 	: > "$W/jobs"
 	k=1
 	for _P in $_RECS; do
-		"$CACHEPIN" plan --map "$L/default.map" -c "$PLAN_CACHES" --standalone \
-			-o "$RD/cachepin$k.lds" "$L/default" "$W/$_P.profile" > "$RD/cachepin$k.plan.txt" 2>&1 ||
-			{ cat "$RD/cachepin$k.plan.txt" >&2; die "'$p': cachepin plan failed"; }
+		rec_plan cachepin$k "$W/$_P.profile"
 		"$C3" "$W/$_P.profile" > "$RD/order.c3$k"
 		order_lds "$RD/order.c3$k" "$W/sections" > "$RD/c3$k.lds"
-		for l in cachepin c3; do
-			link "$W/build" "$RD/$l$k" -Wl,-T,"$RD/$l$k.lds"
-			(cd "$IN" && $ENV "$RD/$l$k" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$l$k")
-			cmp -s "$W/out.ref" "$RD/out.$l$k" || die "'$p' layout '$l' of recording $k prints something else"
-			for s in $CACHES; do
-				cg_job "$RD/$l$k" $s 4 "$RD/$l$k.$s" >> "$W/jobs"
-			done
-		done
-		"$CACHEPIN" check "$RD/cachepin$k" "$RD/cachepin$k.align" > "$RD/cachepin$k.check" 2>&1 ||
-			{ cat "$RD/cachepin$k.check" >&2; die "'$RD/cachepin$k': cachepin check failed"; }
-		hot_sets "$RD/cachepin$k.align" > "$RD/sets$k"
+		rec_link c3$k
+		k=$((k + 1))
+	done
+	# the same recordings re-planned with --keep of the first one's plan,
+	# as a user re-plans after profiling again (keep1 is that plan)
+	k=1
+	for _P in $_RECS; do
+		[ $k -eq 1 ] || rec_plan keep$k "$W/$_P.profile" --keep "$RD/cachepin1.align"
 		k=$((k + 1))
 	done
 	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
@@ -314,12 +340,31 @@ bench_recordings() {
 			k=$((k + 1))
 		done
 	done >> "$RESULTS/recordings.csv.tmp"
+	# the --keep plans: recording 1 is the plan they keep
+	k=1
+	while [ $k -le "$RECORDINGS" ]; do
+		for s in $CACHES; do
+			if [ $k -eq 1 ]; then
+				echo "$p,keep,$k,$s,$(misses "$RD/cachepin1.$s")"
+			else
+				echo "$p,keep,$k,$s,$(misses "$RD/keep$k.$s")"
+			fi
+		done
+		k=$((k + 1))
+	done >> "$RESULTS/recordings.csv.tmp"
+	# rows: program recording common-hot-units in-another-set, of each
+	# --keep plan against the plan it kept
+	k=2
+	while [ $k -le "$RECORDINGS" ]; do
+		echo "$p,$k,$(other_sets "$RD/cachepin1.sets" "$RD/keep$k.sets" | tr ' ' ,)"
+		k=$((k + 1))
+	done >> "$RESULTS/recordings-keep.csv.tmp"
 	# rows: program recording recording common-hot-units in-another-set
 	i=1
 	while [ $i -le "$RECORDINGS" ]; do
 		j=$((i + 1))
 		while [ $j -le "$RECORDINGS" ]; do
-			echo "$p,$i,$j,$(other_sets "$RD/sets$i" "$RD/sets$j" | tr ' ' ,)"
+			echo "$p,$i,$j,$(other_sets "$RD/cachepin$i.sets" "$RD/cachepin$j.sets" | tr ' ' ,)"
 			j=$((j + 1))
 		done
 		i=$((i + 1))
@@ -603,14 +648,16 @@ bench_program() {
 }
 
 if [ $mode = recordings ]; then
-	rm -f "$RESULTS/recordings.csv.tmp" "$RESULTS/recordings-sets.csv.tmp"
+	rm -f "$RESULTS/recordings.csv.tmp" "$RESULTS/recordings-sets.csv.tmp" "$RESULTS/recordings-keep.csv.tmp"
 	for p; do
 		( bench_program "$p" )
 	done
 	echo "program,layout,recording,cache,misses" | cat - "$RESULTS/recordings.csv.tmp" > "$RESULTS/recordings.csv"
 	echo "program,recording,recording,hot_units,other_set" |
 		cat - "$RESULTS/recordings-sets.csv.tmp" > "$RESULTS/recordings-sets.csv"
-	rm -f "$RESULTS/recordings.csv.tmp" "$RESULTS/recordings-sets.csv.tmp"
+	echo "program,recording,hot_units,other_set" |
+		cat - "$RESULTS/recordings-keep.csv.tmp" > "$RESULTS/recordings-keep.csv"
+	rm -f "$RESULTS/recordings.csv.tmp" "$RESULTS/recordings-sets.csv.tmp" "$RESULTS/recordings-keep.csv.tmp"
 	PLAN_CACHES=$PLAN_CACHES RECORDINGS=$RECORDINGS "$top/bench/report.sh" --recordings "$RESULTS" "$@"
 	exit 0
 fi

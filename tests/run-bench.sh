@@ -55,8 +55,16 @@ grep -q '^## Stability' "$R/layouts.md" || fail "no stability table"
 R2=$testdir/recordings
 RESULTS=$R2 RECORDINGS=2 CACHES=32768 CACHEPIN=$top/cachepin "$top/bench/run.sh" --recordings readelf \
 	> rec.out 2> rec.err || { tail -20 rec.err >&2; fail "bench/run.sh --recordings failed"; }
-n=$(grep -Ec '^readelf,(cachepin|c3),[12],32768,[1-9][0-9]*$' "$R2/recordings.csv")
-[ "$n" -eq 4 ] || fail "recordings rows: $n, want 4"
+n=$(grep -Ec '^readelf,(cachepin|c3|keep),[12],32768,[1-9][0-9]*$' "$R2/recordings.csv")
+[ "$n" -eq 6 ] || fail "recordings rows: $n, want 6"
+# the second recording re-planned with --keep of the first one's plan:
+# recording 1 of that layout is the first plan, and the code did not
+# change, so every hot unit both plans have keeps its set
+awk -F, '$2 == "cachepin" && $3 == 1 { a = $5 } $2 == "keep" && $3 == 1 { b = $5 }
+	END { exit !(a != "" && a == b) }' "$R2/recordings.csv" ||
+	fail "the --keep layout's recording 1 is not the first plan"
+grep -Eq '^readelf,2,[1-9][0-9]*,0$' "$R2/recordings-keep.csv" ||
+	fail "the --keep plan moved hot units of the plan it kept: $(sed -n 2p "$R2/recordings-keep.csv")"
 grep -Eq '^readelf,1,2,[1-9][0-9]*,[0-9]+$' "$R2/recordings-sets.csv" || fail "the two plans' sets are not compared"
 awk -F, 'NR > 1 && $5 > $4 { exit 1 }' "$R2/recordings-sets.csv" ||
 	fail "more hot units in another set than in both plans"
@@ -67,7 +75,7 @@ awk -F, 'NR > 1 { m[$2, $3] = $5 }
 		printf "| readelf | 32K | %s | %d | %d | %d | %.1f %% | %.1f %% | %d of 1 |\n",
 			l, lo, (a + b) / 2, hi, (hi - lo) / lo * 100, (hi - lo) / lo * 100, (hi - lo) / lo * 100 <= 3
 	}
-	END { row("cachepin"); row("c3") }' "$R2/recordings.csv" > expect
+	END { row("cachepin"); row("c3"); row("keep") }' "$R2/recordings.csv" > expect
 grep '^| readelf | 32K |' "$R2/recordings.md" > got
 testrun_compare cat got < expect
 exit 0
