@@ -16,8 +16,14 @@ testrun_compare cat check.got <<EOF2
 ok: $n of $n units at their planned offsets; 0 fill units moved (cold code, -v lists them)
 EOF2
 
-# cachegrind names every planned function by file and name (not ???)
-awk '$1 == "hot" { o = $3; sub(/\.o$/, ".c", o); print o ":" $2 }' hot.align | LC_ALL=C sort > planned.names
+# cachegrind names every planned function of the program's own objects
+# by file and name (not ???); a sample in the C start-up code (Scrt1.o,
+# which has no debug information) makes _start a hot unit now and then
+ls *.o > own.objects
+awk 'NR == FNR { own[$1] = 1; next }
+	$1 == "hot" && ($3 in own) { o = $3; sub(/\.o$/, ".c", o); print o ":" $2 }' own.objects hot.align |
+	LC_ALL=C sort > planned.names
+[ -s planned.names ] || fail "no hot unit of the program's own objects in the plan"
 cg_annotate --threshold=0 pktflow.cg | awk '$NF ~ /:/ { n = $NF; sub(/^(\.\/)+/, "", n); print n }' |
 	LC_ALL=C sort -u > cg.names
 missing=$(LC_ALL=C comm -23 planned.names cg.names)
