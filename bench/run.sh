@@ -319,12 +319,8 @@ bench_recordings() {
 		"$C3" "$W/$_P.profile" > "$RD/order.c3$k"
 		order_lds "$RD/order.c3$k" "$W/sections" > "$RD/c3$k.lds"
 		rec_link c3$k
-		k=$((k + 1))
-	done
-	# the same recordings re-planned with --keep of the first one's plan,
-	# as a user re-plans after profiling again (keep1 is that plan)
-	k=1
-	for _P in $_RECS; do
+		# re-planned with --keep of the first one's plan, as a user
+		# re-plans after profiling again (keep1 is that plan)
 		[ $k -eq 1 ] || rec_plan keep$k "$W/$_P.profile" --keep "$RD/cachepin1.align"
 		k=$((k + 1))
 	done
@@ -343,12 +339,10 @@ bench_recordings() {
 	# the --keep plans: recording 1 is the plan they keep
 	k=1
 	while [ $k -le "$RECORDINGS" ]; do
+		_n=keep$k
+		[ $k -gt 1 ] || _n=cachepin1
 		for s in $CACHES; do
-			if [ $k -eq 1 ]; then
-				echo "$p,keep,$k,$s,$(misses "$RD/cachepin1.$s")"
-			else
-				echo "$p,keep,$k,$s,$(misses "$RD/keep$k.$s")"
-			fi
+			echo "$p,keep,$k,$s,$(misses "$RD/$_n.$s")"
 		done
 		k=$((k + 1))
 	done >> "$RESULTS/recordings.csv.tmp"
