@@ -127,6 +127,9 @@ static inline uint64_t item_addr_at(const struct planner *pl, const struct sitem
 	return pl->base + off + it->uoff;
 }
 
+/* A multiple of every block alignment, farther than any block is long. */
+#define TAIL_FAR (1ULL << 40)
+
 /* Where the fixed code at A is in a relink with PLAN (the kernel's tail moves). */
 static inline uint64_t tail_addr(const struct cachepin_plan *plan, uint64_t a)
 {

@@ -257,6 +257,14 @@ static void setup_items(struct planner *pl, struct cachepin_plan *plan, const in
 			.func = mi->func, .hunit = -1, .count = cnt[i],
 			.addr = tail_addr(plan, f->addr + mi->off),
 		};
+		/*
+		 * Where the block grows past the tail's start, the relink
+		 * takes the tail whole block alignments further (its sets
+		 * stay): searched, it is far from any block, so that no line
+		 * of the block is taken for one of the tail's.
+		 */
+		if (pl->it[nit].addr != f->addr + mi->off)
+			pl->it[nit].addr += TAIL_FAR;
 		nit++;
 		plan->nr_unplaceable++;
 	}

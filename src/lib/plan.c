@@ -124,6 +124,10 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	    !(err = plan_method(&pl, method, plan)))
 		/* 4. emit order, cold fill, padding */
 		err = cachepin_plan_fill(&pl, plan);
+	/* a block that grew past the tail's start pushes it by whole block alignments */
+	if (!err && plan->tail_to && plan->base + plan->size > plan->tail_from + plan->tail_shift)
+		plan->tail_shift += align_up(plan->base + plan->size - plan->tail_from - plan->tail_shift,
+					     plan->block_align);
 	if (!err && o->prev)
 		cachepin_plan_keep_count(&pl, plan);
 	plan->seed = seed;
