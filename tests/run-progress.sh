@@ -30,12 +30,12 @@ cachepin: modelled misses of the candidates, in-sample (the profile has no sampl
 cachepin:   method          1K:2:32  mean change
 cachepin:   link             659073
 cachepin:   search               17  -100.0 %
-cachepin:   colour               17  -100.0 %  <- planned
+cachepin:   heat                 17  -100.0 %  <- planned
 cachepin:   density              17  -100.0 %
 cachepin:   c3                   17  -100.0 %
 cachepin:   keep             659073    +0.0 %
 cachepin: 1K:2:32 (lru): modelled misses 659073 -> 17 (-100.0 %), LRU 659073 -> 17
-cachepin: 6 hot units (0 fixed hot granules stay), 0 fill units, 608 bytes, 80 bytes of padding; colour in X s
+cachepin: 6 hot units (0 fixed hot granules stay), 0 fill units, 608 bytes, 80 bytes of padding; heat in X s
 EOF2
 
 # a terminal (script's pty carries standard output and error alike)
@@ -45,7 +45,7 @@ cmp -s plain.lds tty.lds || fail "the terminal changed the plan"
 # each progress line is "\rplan: LABEL, N %\e[K"; "\r\e[K" erases it
 tr '\r' '\n' < tty.raw | sed -n 's/^\(plan: .*\)\x1b\[K$/\1/p' > progress.lines
 [ -s progress.lines ] || { cat -v tty.raw >&2; fail "no progress line on the terminal"; }
-bad=$(sed -E '/^plan: (candidate [1-5] of 5 \((search|colour|density|c3|keep)\)|(search|colour|density|c3|keep) on the whole profile(, run [1-4] of 4)?|scoring the plan), [0-9]+ %$/d' progress.lines)
+bad=$(sed -E '/^plan: (candidate [1-5] of 5 \((search|heat|density|c3|keep)\)|(search|heat|density|c3|keep) on the whole profile(, run [1-4] of 4)?|scoring the plan), [0-9]+ %$/d' progress.lines)
 [ -z "$bad" ] || fail "progress lines of another form: $bad"
 sed 's/.*, \([0-9]*\) %$/\1/' progress.lines | awk 'NR > 1 && $1 < last { exit 1 } { last = $1 }' ||
 	fail "the progress went back: $(tr '\n' ' ' < progress.lines)"

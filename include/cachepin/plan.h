@@ -43,16 +43,18 @@
 struct cachepin_align;
 
 enum cachepin_plan_method {
-	CACHEPIN_PLAN_SEARCH,	/* greedy colouring, local search on the simulation, repair */
-	CACHEPIN_PLAN_GREEDY,	/* the search's greedy colouring alone */
+	CACHEPIN_PLAN_SEARCH,	/* the heat colouring, local search on the simulation, repair */
+	CACHEPIN_PLAN_HEAT,	/* heat balancing: least expected misses per set */
+	CACHEPIN_PLAN_GREEDY,	/* greedy colouring by hot-line counts alone */
 	CACHEPIN_PLAN_COLOUR,	/* line colouring: each unit in the next way span, least conflict */
 	CACHEPIN_PLAN_DENSITY,	/* hot-first by density, packed */
 	CACHEPIN_PLAN_C3,	/* call-chain clustering (hfsort, lld), packed */
 	CACHEPIN_PLAN_KEEP,	/* link order, every hot unit at its old set phase */
+	CACHEPIN_PLAN_REFERENCE,	/* the simple colouring the planner is measured against */
 	CACHEPIN_PLAN_NR_METHODS,
 };
 
-/* "search", "greedy", "colour", "density", "c3", "keep"; NULL if out of range. */
+/* "search", "heat", "greedy", "colour", "density", "c3", "keep", "reference"; NULL if out of range. */
 const char *cachepin_plan__method_name(enum cachepin_plan_method m);
 
 struct cachepin_plan_unit {

@@ -6,6 +6,7 @@
  *   plan-setup.c   hot units, the search string, per-geometry tables, occupants
  *   plan-slot.c    placed intervals: free slots, stranded gaps, placing a unit
  *   plan-sim.c     the exact per-set LRU simulation and set members
+ *   plan-heat.c    the heat-balancing colouring, the reference colouring
  *   plan-greedy.c  the set-pressure proxy and the greedy colouring
  *   plan-search.c  the local search (relocations) and the repair of missing sets
  *   plan-cand.c    the other candidates: link order kept, density, C3, line colouring
@@ -81,6 +82,7 @@ struct planner {
 	const struct cachepin_model *m;
 	const struct cachepin_binary *bin;
 	const struct cachepin_plan_opts *o;
+	enum cachepin_plan_method method;
 	struct geo geo[CACHEPIN_PLAN_MAX_GEO];
 	double weight[CACHEPIN_PLAN_MAX_GEO];	/* colour: 1 / the link's misses, 1 alone */
 	bool colour_ever;	/* colour: against the lightest line ever in a set */
@@ -95,6 +97,8 @@ struct planner {
 	struct span *spans;
 	size_t nr_spans, cap_spans;
 	uint64_t limit;		/* block bytes available to hot units */
+	uint64_t packed;	/* the hot units' bytes packed, with their room */
+	uint64_t fit_slack;	/* the smallest cache's bytes past them, if they fit it packed */
 	uint64_t growth;	/* any one unit may grow this much (plan->growth) */
 	bool in_place;		/* keep: cold units fill at their linked distance */
 	uint64_t keep_base;	/* keep: the address of offset 0 in the link */
@@ -154,6 +158,8 @@ int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan);
 void cachepin_plan_free(struct planner *pl);
 
 /* plan-slot.c */
+/* Is [LO, HI) free and inside the block? */
+bool cachepin_plan_slot_free(const struct planner *pl, uint64_t lo, uint64_t hi);
 /* Lowest free offset with OFF % span == PHASE for unit H, or -1. */
 int64_t cachepin_plan_find_slot(const struct planner *pl, const struct hunit *h, uint64_t phase);
 /* Bytes a slot at AT for H would strand in gaps too small for a cold unit. */
@@ -191,6 +197,17 @@ int cachepin_plan_keep(struct planner *pl);
 int cachepin_plan_density(struct planner *pl);
 int cachepin_plan_colour(struct planner *pl);
 int cachepin_plan_c3(struct planner *pl);
+
+/*
+ * plan-heat.c: the hot units not placed yet coloured by heat balancing,
+ * or with REF by the reference rule.  0 or -ENOMEM.
+ */
+int cachepin_plan_colour_heat(struct planner *pl, bool ref);
+/*
+ * plan-heat.c: the better on the search string of the two colourings,
+ * its set misses simulated (cachepin_plan_sim_all()).  0 or -ENOMEM.
+ */
+int cachepin_plan_heat(struct planner *pl);
 
 /* plan-setup.c: the block alignment for OPTS' geometries, their largest way span. */
 uint64_t cachepin_plan_block_align(const struct cachepin_plan_opts *o);

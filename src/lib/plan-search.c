@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The local search after the greedy colouring: relocations of hot units
+ * The local search after the heat colouring: relocations of hot units
  * to free slots, accepted on the exact per-set simulation (plus a
  * headroom term for full sets), a little annealing early on; then a
  * repair pass that moves hot units out of the sets that still miss.

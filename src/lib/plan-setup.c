@@ -158,14 +158,22 @@ static uint64_t packed_bytes(const struct planner *pl, uint64_t g)
  * cachegrind misses of 200,000 packets packed, 1,802,800 with 64
  * bytes of room after each of its 55 hot units).
  */
-static uint64_t fitting_growth(const struct planner *pl)
+static uint64_t smallest_cache(const struct planner *pl)
 {
-	uint64_t g = pl->o->growth, smallest = UINT64_MAX;
+	uint64_t smallest = UINT64_MAX;
 	size_t i;
 
 	for (i = 0; i < pl->o->nr_caches; i++)
 		if (pl->o->caches[i].size < smallest)
 			smallest = pl->o->caches[i].size;
+	return smallest;
+}
+
+static uint64_t fitting_growth(const struct planner *pl)
+{
+	uint64_t g = pl->o->growth, smallest = smallest_cache(pl);
+	if (pl->method == CACHEPIN_PLAN_REFERENCE)
+		return 0;	/* no growth room there */
 	if (!g || packed_bytes(pl, 0) > smallest)
 		return g;
 	while (g && packed_bytes(pl, g) > smallest)
@@ -212,6 +220,16 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	setup_tail(pl, plan, lowest);
 	/* room: the hot bytes plus a way span of freedom, in whole way spans */
 	pl->limit = align_up(hot_bytes + hot_bytes / 4, pl->span_bytes) + pl->span_bytes;
+	/*
+	 * Where they fit the smallest cache packed, a block no longer than
+	 * it gives every line of them a way of its own, sampled or not: the
+	 * colourings keep their gaps within that (measured, the README's
+	 * 15-object example at 16K:4:32, one recording in eight: the heat
+	 * colouring's block of 16,764 bytes, 1,502,778 cachegrind misses
+	 * against the link's 793,410 and 2,802 for the packed one).
+	 */
+	pl->packed = packed_bytes(pl, pl->growth);
+	pl->fit_slack = pl->packed <= smallest_cache(pl) ? smallest_cache(pl) - pl->packed : UINT64_MAX;
 	return 0;
 }
 

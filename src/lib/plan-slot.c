@@ -57,6 +57,11 @@ static void span_del(struct planner *pl, uint64_t lo)
 	}
 }
 
+bool cachepin_plan_slot_free(const struct planner *pl, uint64_t lo, uint64_t hi)
+{
+	return span_free(pl, lo, hi);
+}
+
 int64_t cachepin_plan_find_slot(const struct planner *pl, const struct hunit *h, uint64_t phase)
 {
 	uint64_t o;

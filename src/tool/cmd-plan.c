@@ -32,7 +32,7 @@ const struct tool_opt plan_opts[] = {
 	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
 	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
-	{ "method", 0, "LIST", "candidates: search,greedy,colour,density,c3,keep or all (default all but greedy)", OPT_METHOD },
+	{ "method", 0, "LIST", "candidates: search,heat,density,c3,keep; greedy,colour,reference; or all (default: the first five)", OPT_METHOD },
 	{ "keep", 0, "OLD.align", "re-plan from a previous plan: its hot units that still fit stay at their offsets and sets, the search places the rest", OPT_PREV },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
@@ -229,7 +229,7 @@ static void search_note(const struct plan_args *a, const struct cachepin_plan *p
 	if (plan->method != CACHEPIN_PLAN_SEARCH || tool_verbose < 1)
 		return;
 	fprintf(stderr, "cachepin: search: LRU misses of %s on its %zu-reference search string %" PRIu64
-		" after the greedy colouring, %" PRIu64 " after the local search; %u of %u moves simulated, %u kept\n",
+		" after the heat colouring, %" PRIu64 " after the local search; %u of %u moves simulated, %u kept\n",
 		a->in.caches[0].name, plan->search_refs, plan->search_before, plan->search_after,
 		plan->moves_simulated, plan->moves_tried, plan->moves_taken);
 }
