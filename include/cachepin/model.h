@@ -63,6 +63,7 @@ struct cachepin_model {
 	bool ordered;		/* the order came from call edges */
 	struct cachepin_model_edge *edges;	/* for call-graph orders (C3) */
 	size_t nr_edges;
+	bool exact;		/* the string is a recorded run's (cachepin_model__from_qemu()) */
 	uint32_t nr_slices;	/* time slices replayed (0: one, no time order) */
 	double *slice_w;	/* nr_items x nr_slices: each item's weight per slice */
 };
@@ -97,13 +98,34 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 					   const struct cachepin_binary *bin, const int *map,
 					   const struct cachepin_model_opts *opts);
 
+/*
+ * The model of a recorded run, the QEMU `-d in_asm,exec,nochain` log at
+ * PATH (a file; "-" for standard input), on BIN: every granule of BIN's
+ * functions that ran is an item, and the string is the order in which
+ * they ran (straight code in one granule one fetch); no call edges, no
+ * slices.  Scoring a layout with it is simulating the run on that layout.
+ * NULL with errno set on failure (after logging for a file that cannot be
+ * read; ENODATA: no fetch of BIN's code).
+ */
+struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *bin,
+						 const char *path);
+
+/*
+ * HALF (1: the first, 2: the second) of the run of M, a model from
+ * cachepin_model__from_qemu(): the same items, the string's half.  NULL
+ * with errno set (EINVAL: M is no recorded run).
+ */
+struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m,
+						  unsigned int half);
+
 /* Free M and what it holds (not its binary).  M may be NULL. */
 void cachepin_model__free(struct cachepin_model *m);
 
 /*
  * The reference string of M for another length L (the planner searches on
- * a shorter one): item indices, *N of them.  Caller frees; NULL with
- * errno ENOMEM on failure.
+ * a shorter one): item indices, *N of them; of a recorded run, the L
+ * references in the middle of it, in their order.  Caller frees; NULL
+ * with errno ENOMEM on failure.
  */
 uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_t *n);
 

@@ -176,6 +176,7 @@ struct cachepin_plan {
 	 */
 	bool unchanged;
 	size_t nr_folds;	/* held-out folds the methods were scored on (0: in-sample) */
+	bool exact;		/* planned on a recorded run's fetches (cachepin_model.exact) */
 	uint64_t link_misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses of the link */
 	struct cachepin_plan_cand cands[CACHEPIN_PLAN_NR_METHODS];
 };

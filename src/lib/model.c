@@ -149,6 +149,18 @@ uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_
 	uint32_t *refs;
 	size_t nk = 0, i;
 
+	if (m->exact) {
+		size_t from = m->nr_refs > L ? (m->nr_refs - L) / 2 : 0;
+
+		nk = m->nr_refs > L ? L : m->nr_refs;
+		if (!(refs = malloc((nk + 1) * sizeof(*refs)))) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		memcpy(refs, m->refs + from, nk * sizeof(*refs));
+		*n = nk;
+		return refs;
+	}
 	for (i = 0; i < m->nr_items; i++)
 		for (j = 0; j < ns; j++)
 			nk += item_count(m, i, j, L);

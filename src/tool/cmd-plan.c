@@ -333,6 +333,14 @@ static int plan_folds(struct plan_args *a, struct cachepin_binary *bin,
 		two_folds(&a->po, half[0], half[1]);
 		return 0;
 	}
+	if (half[0]->exact) {
+		/* a recorded run: its first half and its second */
+		for (h = 1; h <= 2; h++)
+			if (!(half[h] = cachepin_model__trace_half(half[0], (unsigned int)h)))
+				goto oom;
+		two_folds(&a->po, half[1], half[2]);
+		return 0;
+	}
 	if (!cachepin_model__can_split(load->profile)) {
 		/* no held-out samples: the candidates meet on the full model */
 		a->po.folds[0][0] = a->po.folds[0][1] = half[0];
@@ -351,6 +359,20 @@ oom:
 	return 1;
 }
 
+/*
+ * The model to plan on: of a QEMU log in a file, the run itself (its
+ * fetches in their order, see cachepin_model__from_qemu()); else the
+ * profile's.  NULL with errno set.
+ */
+static struct cachepin_model *plan_model(const struct plan_args *a, const struct cachepin_binary *bin,
+					 const char *path, const struct cachepin_load *load)
+{
+	if (load->kind == CACHEPIN_INPUT_QEMU && strcmp(path, "-") && !a->holdout && !a->whole)
+		return cachepin_model__from_qemu(bin, path);
+	return cachepin_model__new(load->profile, bin, load->map,
+				   &(struct cachepin_model_opts){ .refs = a->refs, .whole = a->whole });
+}
+
 /* How each candidate did on the held-out folds, on standard error. */
 static void cand_report(const struct plan_args *a, const struct cachepin_plan *plan,
 			const struct cachepin_profile *prof)
@@ -364,6 +386,8 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 	}
 	if (plan->nr_folds == 1)
 		fprintf(stderr, "cachepin: modelled misses of the candidates, in-sample (the profile has no samples to hold out)\n");
+	else if (plan->exact)
+		fprintf(stderr, "cachepin: held-out misses (the run simulated: planned on its first half, scored on its second, and back):\n");
 	else
 		fprintf(stderr, "cachepin: held-out misses (planned on %s, scored on %s, and back):\n",
 			a->holdout ? "one recording" : prof->nr_slices >= 4 ? "the even time slices" :
@@ -502,8 +526,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	rc = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	m = cachepin_model__new(load.profile, bin, load.map,
-				&(struct cachepin_model_opts){ .refs = a.refs, .whole = a.whole });
+	m = plan_model(&a, bin, argv[first + 1], &load);
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;

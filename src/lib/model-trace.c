@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The model of a recorded run (cachepin/model.h): a QEMU log's executed
+ * blocks as the reference string itself, granule by granule in the order
+ * they ran, instead of a string built from counts.  The order is what
+ * decides LRU: code that runs once per packet cycles through its lines,
+ * and a count says nothing of it.  Planned on and scored by such a model,
+ * a layout is judged by exact simulation of the run (the halves: its
+ * first half and its second).
+ */
+#include "cachepin/model.h"
+#include "cachepin/qemu.h"
+#include "internal.h"
+
+struct tbuild {
+	const struct cachepin_binary *bin;
+	struct cachepin_model *m;
+	uint32_t **slot;	/* per function: its granules' item + 1 (0: none yet) */
+	uint8_t *gshift;	/* per function: log2 of its granule */
+	size_t cap_items, cap_refs;
+	const struct cachepin_func *last;	/* the function of the last fetch */
+	uint32_t last_item;
+};
+
+/*
+ * The granule of F: as large as keeps it inside one line in every layout,
+ * 16 bytes at most.  A unit moves by multiples of its alignment, so a
+ * granule as aligned as the function and the unit never straddles a line
+ * boundary it did not straddle before; the kernel's text after the block
+ * moves by a multiple of 4 at least.
+ */
+static uint8_t granule_shift(const struct cachepin_binary *bin, const struct cachepin_func *f)
+{
+	uint64_t a = f->unit >= 0 && bin->units[f->unit].align ? bin->units[f->unit].align : 4;
+	uint8_t sh = 0;
+
+	if (a > 4 && f->unit >= 0 && (bin->units[f->unit].flags & CACHEPIN_UNIT_FIXED))
+		a = 4;
+	while (sh < 4 && !((f->addr | a) & (1u << sh)))
+		sh++;
+	return sh;
+}
+
+/* The item of the granule at OFF in function F, made on first sight.  UINT32_MAX on ENOMEM. */
+static uint32_t item_of(struct tbuild *t, const struct cachepin_func *f, uint64_t off)
+{
+	struct cachepin_model *m = t->m;
+	size_t fi = (size_t)(f - t->bin->funcs);
+	uint32_t g;
+
+	if (!t->slot[fi]) {
+		uint64_t n;
+
+		t->gshift[fi] = granule_shift(t->bin, f);
+		n = (f->size >> t->gshift[fi]) + 1;
+		if (!(t->slot[fi] = calloc(n, sizeof(**t->slot))))
+			return UINT32_MAX;
+	}
+	g = (uint32_t)(off >> t->gshift[fi]);
+	if (!t->slot[fi][g]) {
+		if (GROW(m->items, t->cap_items, m->nr_items + 1))
+			return UINT32_MAX;
+		m->items[m->nr_items] = (struct cachepin_model_item){
+			.func = (uint32_t)fi, .off = g << t->gshift[fi], .rank = (uint32_t)m->nr_items,
+		};
+		t->slot[fi][g] = (uint32_t)++m->nr_items;
+	}
+	return t->slot[fi][g] - 1;
+}
+
+static int on_block(void *ctx, const struct cachepin_qblock *b)
+{
+	struct tbuild *t = ctx;
+	struct cachepin_model *m = t->m;
+	uint32_t k;
+
+	for (k = 0; k < b->nr_insns; k++) {
+		uint64_t a = b->pc + b->insn_off[k];
+		const struct cachepin_func *f = t->last;
+		uint32_t item;
+
+		if (!f || a < f->addr || a >= f->addr + f->size) {
+			f = cachepin_binary__find_func(t->bin, a);
+			if (!f || !f->size)
+				continue;	/* not the binary's code */
+			t->last = f;
+		}
+		item = item_of(t, f, a - f->addr);
+		if (item == UINT32_MAX)
+			return -ENOMEM;
+		/* straight code in one granule: one fetch */
+		if (m->nr_refs && item == t->last_item)
+			continue;
+		if (GROW(m->refs, t->cap_refs, m->nr_refs + 1))
+			return -ENOMEM;
+		m->refs[m->nr_refs++] = item;
+		t->last_item = item;
+	}
+	return 0;
+}
+
+/* Counts and weights of M's items from its string. */
+static void count_refs(struct cachepin_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_items; i++)
+		m->items[i].count = 0;
+	for (i = 0; i < m->nr_refs; i++)
+		m->items[m->refs[i]].count++;
+	for (i = 0; i < m->nr_items; i++)
+		m->items[i].weight = m->items[i].count;
+	m->weight = (double)m->nr_refs;
+}
+
+struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *bin,
+						 const char *path)
+{
+	struct tbuild t = { .bin = bin };
+	struct cachepin_qtrace *q;
+	size_t i;
+	int err = -ENOMEM;
+
+	t.m = calloc(1, sizeof(*t.m));
+	t.slot = calloc(bin->nr_funcs + 1, sizeof(*t.slot));
+	t.gshift = calloc(bin->nr_funcs + 1, sizeof(*t.gshift));
+	if (!t.m || !t.slot || !t.gshift)
+		goto out;
+	t.m->bin = bin;
+	t.m->granule = CACHEPIN_PROFILE_GRANULE;
+	t.m->exact = true;
+	t.last_item = UINT32_MAX;
+	if (!(q = cachepin_qtrace__open(path))) {
+		err = errno ? -errno : -EINVAL;
+		goto out;
+	}
+	err = cachepin_qtrace__for_each_block(q, on_block, &t);
+	cachepin_qtrace__free(q);
+	if (!err && !t.m->nr_refs)
+		err = -ENODATA;
+	if (!err)
+		count_refs(t.m);
+out:
+	for (i = 0; t.slot && i < bin->nr_funcs; i++)
+		free(t.slot[i]);
+	free(t.slot);
+	free(t.gshift);
+	if (err) {
+		cachepin_model__free(t.m);
+		errno = -err;
+		return NULL;
+	}
+	return t.m;
+}
+
+struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m, unsigned int half)
+{
+	struct cachepin_model *h;
+	size_t mid = m->nr_refs / 2, lo = half == 2 ? mid : 0, hi = half == 2 ? m->nr_refs : mid;
+
+	if (!m->exact || (half != 1 && half != 2)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		goto enomem;
+	*h = (struct cachepin_model){ .bin = m->bin, .granule = m->granule, .exact = true };
+	h->items = malloc((m->nr_items + 1) * sizeof(*h->items));
+	h->refs = malloc((hi - lo + 1) * sizeof(*h->refs));
+	if (!h->items || !h->refs)
+		goto enomem;
+	memcpy(h->items, m->items, m->nr_items * sizeof(*h->items));
+	h->nr_items = m->nr_items;
+	memcpy(h->refs, m->refs + lo, (hi - lo) * sizeof(*h->refs));
+	h->nr_refs = hi - lo;
+	count_refs(h);
+	return h;
+enomem:
+	cachepin_model__free(h);
+	errno = ENOMEM;
+	return NULL;
+}
