@@ -18,6 +18,11 @@
 #   cachepin   cachepin plan for $PLAN_CACHES (both Cortex-A9 sizes)
 #   cachepin16, cachepin32, cachepin64
 #              cachepin plan for 16K:4:32, 32K:4:32, 64K:4:32 alone
+#   reference16, reference32, reference64
+#              the reference colouring (cachepin plan --method reference:
+#              densest first, each unit at the offset of the next way span
+#              that adds the least conflict; no growth room) for each
+#              geometry alone, the simple peer the planner must beat
 #   randK      the functions with samples first, in random order K of
 #              $RANDOM_ORDERS (seeded by the program's name and K)
 #
@@ -128,14 +133,14 @@ recordings)
 	[ $# -eq 0 ] && set -- readelf
 	;;
 esac
-LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld cachepin cachepin16 cachepin32 cachepin64}
+LAYOUTS=${LAYOUTS:-default align32 align64 hotfirst c3 lld reference16 reference32 reference64 cachepin cachepin16 cachepin32 cachepin64}
 # the plan from the second recording beside the plan from the first
 case " $LAYOUTS " in *" cachepin "*) LAYOUTS="$LAYOUTS cachepin-r2" ;; esac
 # the perturbed builds: every layout but the plans for one small cache
 # and the second recording's
 if [ -z "$STAB_LAYOUTS" ]; then
 	for l in $LAYOUTS; do
-		case $l in cachepin16|cachepin32|cachepin-r2) ;; *) STAB_LAYOUTS="$STAB_LAYOUTS $l" ;; esac
+		case $l in cachepin16|cachepin32|cachepin-r2|reference*) ;; *) STAB_LAYOUTS="$STAB_LAYOUTS $l" ;; esac
 	done
 fi
 KINDS=${KINDS:-pad pre grow}
@@ -452,9 +457,13 @@ bench_program() {
 		cachepin16) c=16K:4:32 ;;
 		cachepin32) c=32K:4:32 ;;
 		cachepin64) c=64K:4:32 ;;
+		reference16) c="16K:4:32 --method reference" ;;
+		reference32) c="32K:4:32 --method reference" ;;
+		reference64) c="64K:4:32 --method reference" ;;
 		*) continue ;;
 		esac
-		"$CACHEPIN" plan --map "$L/default.map" -c "$c" --standalone \
+		# shellcheck disable=SC2086 # c is a geometry and, for the peers, a method
+		"$CACHEPIN" plan --map "$L/default.map" -c $c --standalone \
 			-o "$W/$l.lds" "$L/default" "$prof" > "$W/$l.plan.txt" 2>&1 ||
 			{ cat "$W/$l.plan.txt" >&2; die "'$p': cachepin plan failed"; }
 	done
@@ -470,7 +479,7 @@ bench_program() {
 		hotfirst|c3|rand*) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@" ;;
 		lld) link "$W/build" "$_out" -fuse-ld=lld \
 			-Wl,--call-graph-ordering-file="$W/lld.cg" -Wl,--no-warn-symbol-ordering "$@" ;;
-		cachepin*) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@"
+		cachepin*|reference*) link "$W/build" "$_out" -Wl,-T,"$W/$_l.lds" "$@"
 			# in perturbed builds a grown hot function may push the
 			# next one off its slot: counted, not fatal
 			if "$CACHEPIN" check "$_out" "$W/$_l.align" > "$_out.check" 2>&1; then
