@@ -32,7 +32,8 @@ struct hset {
 	double *r;		/* rates of its lines */
 	size_t n, cap;
 	double f;		/* expected misses */
-	double t;		/* characteristic time (0: fewer lines than ways) */
+	double t;		/* characteristic time (0: no more lines than ways) */
+	double d, e;		/* at T: the constraint's slope, and minus the misses' */
 	double minr;		/* the fewest fetches of a line */
 };
 
@@ -48,44 +49,50 @@ struct heat {
 	struct hset *sets[CACHEPIN_PLAN_MAX_GEO];
 	struct hline *lines;
 	size_t cap_lines;
+	double *scratch;	/* the most ways plus one rates */
 };
 
 #define CHE_ITERS 100
-#define CHE_EPS 1e-9
+#define CHE_EPS 1e-6
 
 /*
- * The expected misses of the N rates R in a set of W ways under REPL;
- * *T the characteristic time, where to start from (0: from nothing).
+ * The lines of a set as independent references at rates R[0..N) in W ways:
+ * the characteristic time T where the lines' hit probabilities add up to
+ * W, h(r) = 1 - exp(-r T) for LRU (Che's approximation), r T / (1 + r T)
+ * for random replacement (its stationary distribution), and at T the
+ * expected misses F = sum r (1 - h(r)), the slope D of sum h(r), and E,
+ * minus the slope of F.  S->t is where the search for T starts (0: from
+ * nothing); no more lines than ways: all zero.
  */
-static double che(const double *r, size_t n, uint32_t w, enum cachepin_repl repl, double *t)
+static void che(struct hset *s, uint32_t w, enum cachepin_repl repl)
 {
-	double sum = 0, x = *t, f = 0;
+	const double *r = s->r;
+	double sum = 0, x = s->t, f = 0, d = 0, e = 0;
 	size_t i;
 	unsigned int it;
 
-	if (n <= w) {
-		*t = 0;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
+	s->f = s->t = s->d = s->e = 0;
+	if (s->n <= w)
+		return;
+	for (i = 0; i < s->n; i++)
 		sum += r[i];
 	if (x <= 0)
 		x = w / sum;
-	/* g(T) is increasing and concave: Newton converges to its root */
+	/* sum h(r) - W is increasing and concave in T: Newton converges to its root */
 	for (it = 0; it < CHE_ITERS; it++) {
-		double g = -(double)w, d = 0, nx;
+		double g = -(double)w, nx;
 
-		for (i = 0; i < n; i++) {
+		for (d = 0, i = 0; i < s->n; i++) {
 			if (repl == CACHEPIN_REPL_RANDOM) {
 				double q = 1 + r[i] * x;
 
 				g += r[i] * x / q;
 				d += r[i] / (q * q);
 			} else {
-				double e = exp(-r[i] * x);
+				double ex = exp(-r[i] * x);
 
-				g += 1 - e;
-				d += r[i] * e;
+				g += 1 - ex;
+				d += r[i] * ex;
 			}
 		}
 		if (d <= 0)
@@ -99,10 +106,67 @@ static double che(const double *r, size_t n, uint32_t w, enum cachepin_repl repl
 		}
 		x = nx;
 	}
-	for (i = 0; i < n; i++)
-		f += repl == CACHEPIN_REPL_RANDOM ? r[i] / (1 + r[i] * x) : r[i] * exp(-r[i] * x);
-	*t = x;
-	return f;
+	for (d = 0, i = 0; i < s->n; i++) {
+		if (repl == CACHEPIN_REPL_RANDOM) {
+			double q = 1 + r[i] * x;
+
+			f += r[i] / q;
+			d += r[i] / (q * q);
+			e += r[i] * r[i] / (q * q);
+		} else {
+			double ex = exp(-r[i] * x);
+
+			f += r[i] * ex;
+			d += r[i] * ex;
+			e += r[i] * r[i] * ex;
+		}
+	}
+	s->f = f;
+	s->t = x;
+	s->d = d;
+	s->e = e;
+}
+
+/*
+ * The misses a line of rate C adds to S, to first order in T: the new
+ * T' = T + dT from the constraint's slope, the line's own misses at T',
+ * and -E dT for the others.  Exact for a set that has no more lines than
+ * ways yet (solved with the line in it).
+ */
+static double che_add(struct hset *s, double c, uint32_t w, enum cachepin_repl repl,
+		      double *scratch)
+{
+	double t = s->t, dt, h, slope;
+
+	if (s->n + 1 <= w)
+		return 0;
+	if (t <= 0) {	/* n == w: SCRATCH holds w + 1 */
+		struct hset x = *s;
+
+		memcpy(scratch, s->r, s->n * sizeof(*scratch));
+		scratch[s->n] = c;
+		x.r = scratch;
+		x.n = s->n + 1;
+		x.t = 0;
+		che(&x, w, repl);
+		return x.f;
+	}
+	if (repl == CACHEPIN_REPL_RANDOM) {
+		double q = 1 + c * t;
+
+		h = c * t / q;
+		slope = s->d + c / (q * q);
+	} else {
+		double ex = exp(-c * t);
+
+		h = 1 - ex;
+		slope = s->d + c * ex;
+	}
+	dt = -h / slope;
+	if (t + dt <= 0)
+		dt = -t / 2;
+	return (repl == CACHEPIN_REPL_RANDOM ? c / (1 + c * (t + dt)) : c * exp(-c * (t + dt))) -
+	       s->e * dt;
 }
 
 static int hset_push(struct hset *s, double c)
@@ -171,22 +235,23 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 		for (k = 0; k < n; k++) {
 			struct hset *s = &ht->sets[gi][ht->lines[k].set];
 
+			if (!ht->ref && !commit) {
+				d += che_add(s, ht->lines[k].c, c->ways, c->repl, ht->scratch);
+				continue;
+			}
 			if (ht->ref)
 				d += ref_cost(s, ht->lines[k].c, c->ways);
 			ht->lines[k].minr = s->minr;
 			if ((err = hset_push(s, ht->lines[k].c)))
 				return err;
 			if (!ht->ref) {
-				double t = s->t, f = che(s->r, s->n, c->ways, c->repl, &t);
+				double before = s->f;
 
-				d += f - s->f;
-				if (commit) {
-					s->f = f;
-					s->t = t;
-				}
+				che(s, c->ways, c->repl);
+				d += s->f - before;
 			}
 		}
-		if (!commit)	/* take them out again, last first */
+		if (ht->ref && !commit)	/* take them out again, last first */
 			for (k = n; k-- > 0;) {
 				struct hset *s = &ht->sets[gi][ht->lines[k].set];
 
@@ -229,10 +294,8 @@ static int heat_fixed(struct heat *ht)
 			c = it->count;
 		}
 		for (s = 0; s < g->c->sets && !ht->ref; s++) {
-			struct hset *hs = &ht->sets[gi][s];
-
-			hs->t = 0;
-			hs->f = che(hs->r, hs->n, g->c->ways, g->c->repl, &hs->t);
+			ht->sets[gi][s].t = 0;
+			che(&ht->sets[gi][s], g->c->ways, g->c->repl);
 		}
 	}
 	return 0;
@@ -251,6 +314,7 @@ static void heat_free(struct heat *ht)
 		free(ht->sets[gi]);
 	}
 	free(ht->lines);
+	free(ht->scratch);
 }
 
 /* Share of the cold bytes the gaps of the heat colouring may take. */
@@ -314,6 +378,8 @@ static int heat_construct(struct heat *ht)
 			pl->o->max_pad * (pl->limit / pl->span_bytes + 1);
 		if (allow > pl->fit_slack)
 			allow = pl->fit_slack;	/* the block within the smallest cache */
+		if (getenv("CP_GAPCAP") && allow > atof(getenv("CP_GAPCAP")) * (double)pl->packed)
+			allow = (uint64_t)(atof(getenv("CP_GAPCAP")) * (double)pl->packed);
 	}
 	for (k = 0; k < pl->nr_hu && !err; k++) {
 		struct hunit *h = &pl->hu[k];
@@ -337,12 +403,18 @@ static int heat_construct(struct heat *ht)
 int cachepin_plan_colour_heat(struct planner *pl, bool ref)
 {
 	struct heat ht = { .pl = pl, .ref = ref };
+	uint32_t ways = 0;
 	size_t gi;
 	int err = 0;
 
-	for (gi = 0; gi < pl->nr_geo && !err; gi++)
+	for (gi = 0; gi < pl->nr_geo && !err; gi++) {
 		if (!(ht.sets[gi] = calloc(pl->geo[gi].c->sets, sizeof(*ht.sets[gi]))))
 			err = -ENOMEM;
+		if (pl->geo[gi].c->ways > ways)
+			ways = pl->geo[gi].c->ways;
+	}
+	if (!err && !(ht.scratch = malloc((ways + 1) * sizeof(*ht.scratch))))
+		err = -ENOMEM;
 	if (!err)
 		err = heat_fixed(&ht);
 	if (!err)
