@@ -179,7 +179,7 @@ cachepin: 'golden.map': 12 units, 0 bytes of fill, 12 of 12 symbols checked
 cachepin: method search (not compared: no held-out samples)
 cachepin: 1K:2:32 (lru): modelled misses 659073 -> 17 (-100.0 %), LRU 659073 -> 17
 cachepin: 6 hot units (0 fixed hot granules stay), 3 fill units, 1280 bytes, 496 bytes of padding; search in X s
-cachepin: search: LRU misses of 1K:2:32 on its 131060-reference search string 17 after the heat colouring, 17 after the local search; 297 of 6000 moves simulated, 10 kept
+cachepin: search: LRU misses of 1K:2:32 on its 131060-reference search string 17 after the heat colouring, 17 after the local search; 155 of 3000 moves simulated, 10 kept
 cachepin: the relinked text grows by 496 bytes of padding besides growth's, more than the 0 of --max-pad 0 per way span: too few small cold units are known to fill the gaps
 hint: accept it if the text may grow by that much; else raise --max-pad, or give --objects or --map so that more cold units are known
 EOF

@@ -45,7 +45,7 @@ cmp -s plain.lds tty.lds || fail "the terminal changed the plan"
 # each progress line is "\rplan: LABEL, N %\e[K"; "\r\e[K" erases it
 tr '\r' '\n' < tty.raw | sed -n 's/^\(plan: .*\)\x1b\[K$/\1/p' > progress.lines
 [ -s progress.lines ] || { cat -v tty.raw >&2; fail "no progress line on the terminal"; }
-bad=$(sed -E '/^plan: (candidate [1-5] of 5 \((search|heat|density|c3|keep)\)|(search|heat|density|c3|keep) on the whole profile(, run [1-4] of 4)?|scoring the plan), [0-9]+ %$/d' progress.lines)
+bad=$(sed -E '/^plan: (candidate [1-5] of 5 \((search|heat|density|c3|keep)\)|(search|heat|density|c3|keep) on the whole profile(, run [1-2] of 2)?|scoring the plan), [0-9]+ %$/d' progress.lines)
 [ -z "$bad" ] || fail "progress lines of another form: $bad"
 sed 's/.*, \([0-9]*\) %$/\1/' progress.lines | awk 'NR > 1 && $1 < last { exit 1 } { last = $1 }' ||
 	fail "the progress went back: $(tr '\n' ' ' < progress.lines)"

@@ -29,8 +29,8 @@ const struct tool_opt plan_opts[] = {
 	{ "growth", 0, "BYTES", "any one unit of the block may grow by BYTES and no hot unit moves (default 64; 0 packs tight)", OPT_GROWTH },
 	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
-	{ "iterations", 0, "N", "local-search moves (default 6000)", OPT_ITERS },
-	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 4)", OPT_RESTARTS },
+	{ "iterations", 0, "N", "local-search moves (default 3000)", OPT_ITERS },
+	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 2)", OPT_RESTARTS },
 	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
 	{ "method", 0, "LIST", "candidates: search,heat,density,c3,keep; greedy,colour,reference; or all (default: the first five)", OPT_METHOD },
 	{ "keep", 0, "OLD.align", "re-plan from a previous plan: its hot units that still fit stay at their offsets and sets, the search places the rest", OPT_PREV },
@@ -487,7 +487,7 @@ static int plan_check_outputs(const struct plan_args *a, const char *profile)
 
 int cmd_plan(int argc, char **argv)
 {
-	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 4,
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 2,
 				       .growth = 64 } };
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
 	struct cachepin_load load = { 0 }, hload = { 0 };
