@@ -342,34 +342,28 @@ static double line_commit(struct cset *s, double c, uint32_t ways)
 	return 0;
 }
 
+struct fixed_ctx {
+	struct cset *sets;
+	uint32_t ways;
+};
+
+static int fixed_line(void *ctx, uint32_t set, double fetches)
+{
+	struct fixed_ctx *f = ctx;
+
+	cset_add(&f->sets[set], fetches, f->ways);
+	return 0;
+}
+
 /* The fixed occupants, line by line, in every geometry. */
 static void colour_fixed(struct colour *cl)
 {
-	const struct planner *pl = cl->pl;
-	size_t gi, i;
+	size_t gi;
 
-	for (gi = 0; gi < pl->nr_geo; gi++) {
-		const struct geo *g = &pl->geo[gi];
-		uint64_t line = UINT64_MAX;
-		double c = 0;
+	for (gi = 0; gi < cl->pl->nr_geo; gi++) {
+		struct fixed_ctx f = { cl->sets[gi], cl->pl->geo[gi].c->ways };
 
-		for (i = 0; i <= pl->nr_it; i++) {
-			const struct sitem *it = i < pl->nr_it ? &pl->it[i] : NULL;
-
-			if (it && it->hunit >= 0)
-				continue;
-			if (it && it->addr >> g->c->line_shift == line) {
-				c += it->count;
-				continue;
-			}
-			if (line != UINT64_MAX)
-				cset_add(&cl->sets[gi][addr_set(g, line << g->c->line_shift)], c,
-					 g->c->ways);
-			if (!it)
-				break;
-			line = it->addr >> g->c->line_shift;
-			c = it->count;
-		}
+		cachepin_plan_fixed_lines(cl->pl, gi, fixed_line, &f);
 	}
 }
 

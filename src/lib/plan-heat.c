@@ -263,36 +263,24 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 	return 0;
 }
 
+static int fixed_line(void *ctx, uint32_t set, double fetches)
+{
+	return hset_push((struct hset *)ctx + set, fetches);
+}
+
 /* The fixed occupants, line by line, into the sets of every geometry. */
 static int heat_fixed(struct heat *ht)
 {
 	struct planner *pl = ht->pl;
-	size_t gi, i;
+	size_t gi;
 	uint32_t s;
 	int err;
 
 	for (gi = 0; gi < pl->nr_geo; gi++) {
 		const struct geo *g = &pl->geo[gi];
-		uint64_t line = UINT64_MAX;
-		double c = 0;
 
-		for (i = 0; i <= pl->nr_it; i++) {
-			const struct sitem *it = i < pl->nr_it ? &pl->it[i] : NULL;
-
-			if (it && it->hunit >= 0)
-				continue;
-			if (it && it->addr >> g->c->line_shift == line) {
-				c += it->count;
-				continue;
-			}
-			if (line != UINT64_MAX &&
-			    (err = hset_push(&ht->sets[gi][addr_set(g, line << g->c->line_shift)], c)))
-				return err;
-			if (!it)
-				break;
-			line = it->addr >> g->c->line_shift;
-			c = it->count;
-		}
+		if ((err = cachepin_plan_fixed_lines(pl, gi, fixed_line, ht->sets[gi])))
+			return err;
 		for (s = 0; s < g->c->sets && !ht->ref; s++) {
 			ht->sets[gi][s].t = 0;
 			che(&ht->sets[gi][s], g->c->ways, g->c->repl);

@@ -164,6 +164,12 @@ bool cachepin_plan_slot_free(const struct planner *pl, uint64_t lo, uint64_t hi)
 int64_t cachepin_plan_find_slot(const struct planner *pl, const struct hunit *h, uint64_t phase);
 /* Bytes a slot at AT for H would strand in gaps too small for a cold unit. */
 uint64_t cachepin_plan_slot_waste(const struct planner *pl, uint64_t at, const struct hunit *h);
+/*
+ * The lines of fixed code in geometry GI, each once with its set and
+ * fetches, to FN (fixed items are in address order); FN's first error.
+ */
+int cachepin_plan_fixed_lines(const struct planner *pl, size_t gi,
+			      int (*fn)(void *ctx, uint32_t set, double fetches), void *ctx);
 /* Place H at OFF: intervals, item addresses, set members (no miss update). 0 or -ENOMEM. */
 int cachepin_plan_place(struct planner *pl, struct hunit *h, uint64_t off);
 void cachepin_plan_unplace(struct planner *pl, struct hunit *h);

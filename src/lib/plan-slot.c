@@ -132,3 +132,31 @@ void cachepin_plan_unplace(struct planner *pl, struct hunit *h)
 	}
 	h->off = -1;
 }
+
+int cachepin_plan_fixed_lines(const struct planner *pl, size_t gi,
+			      int (*fn)(void *ctx, uint32_t set, double fetches), void *ctx)
+{
+	const struct geo *g = &pl->geo[gi];
+	uint64_t line = UINT64_MAX;
+	double c = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i <= pl->nr_it; i++) {
+		const struct sitem *it = i < pl->nr_it ? &pl->it[i] : NULL;
+
+		if (it && it->hunit >= 0)
+			continue;
+		if (it && it->addr >> g->c->line_shift == line) {
+			c += it->count;
+			continue;
+		}
+		if (line != UINT64_MAX && (err = fn(ctx, addr_set(g, line << g->c->line_shift), c)))
+			return err;
+		if (!it)
+			break;
+		line = it->addr >> g->c->line_shift;
+		c = it->count;
+	}
+	return 0;
+}
