@@ -34,6 +34,7 @@ cachepin:   heat                 17  -100.0 %  <- planned
 cachepin:   density              17  -100.0 %
 cachepin:   c3                   17  -100.0 %
 cachepin:   keep             659073    +0.0 %
+cachepin: heat leaves every line of the hot units a way of its own, sampled or not: of such layouts the fewest misses is planned, whatever the link's (the samples see nothing there but first fetches)
 cachepin: 1K:2:32 (lru): modelled misses 659073 -> 17 (-100.0 %), LRU 659073 -> 17
 cachepin: 6 hot units (0 fixed hot granules stay), 0 fill units, 608 bytes, 80 bytes of padding; heat in X s
 EOF2

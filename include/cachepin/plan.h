@@ -108,6 +108,7 @@ struct cachepin_plan_cand {
 	uint64_t misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses per geometry */
 	double ratio;		/* mean of misses / the link's, over the geometries */
 	uint64_t bytes;		/* its blocks' bytes, summed over the folds */
+	bool roomy;		/* no set over its ways in its layouts, every line of the hot units counted */
 	int focus;		/* colour: the geometry it was planned for first, -1: all alike */
 	bool ever;		/* colour: priced against the lightest line ever in a set */
 };

@@ -420,6 +420,9 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 			cd->whole_harms ? "  (its plan from the whole profile worse than the link)" : "",
 			k == plan->method && !plan->unchanged ? "  <- planned" : "");
 	}
+	if (!plan->unchanged && !plan->exact && plan->cands[plan->method].roomy)
+		fprintf(stderr, "cachepin: %s leaves every line of the hot units a way of its own, sampled or not: of such layouts the fewest misses is planned, whatever the link's (the samples see nothing there but first fetches)\n",
+			cachepin_plan__method_name(plan->method));
 }
 
 /* The alignment file, the ordering files asked for, then the fragment. */
