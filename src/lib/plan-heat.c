@@ -13,11 +13,8 @@
  * set, this tells a set of four hot lines and some lukewarm ones, which
  * keeps the hot ones resident, from a set of five equally hot lines,
  * which thrashes; and a lukewarm line costs more among hot lines (each
- * of its fetches evicts one of them) than among lukewarm ones.
- *
- * Then an improvement step on the same objective: every hot unit in turn
- * tried at every free slot of its size in the block, moved where that
- * lowers the sum.
+ * of its fetches evicts one of them) than among lukewarm ones.  The
+ * search (plan-search.c) improves the layout on the model's simulation.
  *
  * The reference rule (CACHEPIN_PLAN_REFERENCE) is the simple colouring
  * the project measures itself against, with the same scan: a line costs
@@ -305,9 +302,6 @@ static void heat_free(struct heat *ht)
 	free(ht->scratch);
 }
 
-/* Share of the cold bytes the gaps of the heat colouring may take. */
-#define HEAT_FILL 0.5
-
 /*
  * The offset for H from FIRST on, WINDOW bytes at most (the next way
  * span), that adds the least (the first of equal cost, the first that
@@ -366,8 +360,6 @@ static int heat_construct(struct heat *ht)
 			pl->o->max_pad * (pl->limit / pl->span_bytes + 1);
 		if (allow > pl->fit_slack)
 			allow = pl->fit_slack;	/* the block within the smallest cache */
-		if (getenv("CP_GAPCAP") && allow > atof(getenv("CP_GAPCAP")) * (double)pl->packed)
-			allow = (uint64_t)(atof(getenv("CP_GAPCAP")) * (double)pl->packed);
 	}
 	for (k = 0; k < pl->nr_hu && !err; k++) {
 		struct hunit *h = &pl->hu[k];

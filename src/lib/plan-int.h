@@ -97,7 +97,6 @@ struct planner {
 	struct span *spans;
 	size_t nr_spans, cap_spans;
 	uint64_t limit;		/* block bytes available to hot units */
-	uint64_t packed;	/* the hot units' bytes packed, with their room */
 	uint64_t fit_slack;	/* the smallest cache's bytes past them, if they fit it packed */
 	uint64_t growth;	/* any one unit may grow this much (plan->growth) */
 	bool in_place;		/* keep: cold units fill at their linked distance */

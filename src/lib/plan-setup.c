@@ -189,7 +189,7 @@ static uint64_t fitting_growth(const struct planner *pl)
 static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *unit_hu)
 {
 	const struct cachepin_plan_opts *o = pl->o;
-	uint64_t hot_bytes = 0, lowest = UINT64_MAX;
+	uint64_t hot_bytes = 0, lowest = UINT64_MAX, packed;
 	size_t i;
 	int err;
 
@@ -228,8 +228,8 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	 * colouring's block of 16,764 bytes, 1,502,778 cachegrind misses
 	 * against the link's 793,410 and 2,802 for the packed one).
 	 */
-	pl->packed = packed_bytes(pl, pl->growth);
-	pl->fit_slack = pl->packed <= smallest_cache(pl) ? smallest_cache(pl) - pl->packed : UINT64_MAX;
+	packed = packed_bytes(pl, pl->growth);
+	pl->fit_slack = packed <= smallest_cache(pl) ? smallest_cache(pl) - packed : UINT64_MAX;
 	return 0;
 }
 
@@ -281,7 +281,7 @@ static void setup_items(struct planner *pl, struct cachepin_plan *plan, const in
 		 * stay): searched, it is far from any block, so that no line
 		 * of the block is taken for one of the tail's.
 		 */
-		if (pl->it[nit].addr != f->addr + mi->off)
+		if (f->addr + mi->off >= plan->tail_from && f->addr + mi->off < plan->tail_to)
 			pl->it[nit].addr += TAIL_FAR;
 		nit++;
 		plan->nr_unplaceable++;

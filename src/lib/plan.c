@@ -224,6 +224,7 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 	bool *planned = calloc(bin->nr_units + 1, sizeof(*planned));
 	uint32_t *cnt = NULL;
 	double fixed_w = 0;
+	bool count_fixed;
 	size_t gi, i, n;
 	int ok = 1;
 
@@ -237,6 +238,8 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 		if (f->unit < 0 || !planned[f->unit])
 			fixed_w += m->items[i].weight;
 	}
+	/* what fixed code under HARM_MARGIN of the weight can cost is within the halves' noise */
+	count_fixed = fixed_w >= HARM_MARGIN * m->weight;
 	for (gi = 0; gi < o->nr_caches && ok > 0; gi++) {
 		const struct cachepin_cache *c = &o->caches[gi];
 
@@ -249,18 +252,18 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 			const struct cachepin_plan_unit *pu = &plan->units[i];
 			uint64_t a = plan->base + pu->off, z = a + pu->size;
 
-			for (a >>= c->line_shift; pu->hot && a <= (z - 1) >> c->line_shift; a++)
+			if (!pu->hot || !pu->size)
+				continue;
+			for (a >>= c->line_shift; a <= (z - 1) >> c->line_shift; a++)
 				cnt[cachepin_cache__set(c, a << c->line_shift)]++;
 		}
 		/* the fixed code's lines that ran: the items outside the planned units */
-		for (n = 0, i = 0; i < m->nr_items; i++) {
+		for (n = 0, i = 0; count_fixed && i < m->nr_items; i++) {
 			const struct cachepin_func *f = &bin->funcs[m->items[i].func];
 
 			if (m->items[i].count && (f->unit < 0 || !planned[f->unit]))
 				lines[n++] = (fa[m->items[i].func] + m->items[i].off) >> c->line_shift;
 		}
-		if (fixed_w < HARM_MARGIN * m->weight)
-			n = 0;	/* what it can cost is within the halves' noise */
 		sort_n(lines, n, sizeof(*lines), cachepin_cmp_u64);
 		for (i = 0; i < n; i++)
 			if (!i || lines[i] != lines[i - 1])
@@ -398,6 +401,12 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
 #define DEFAULT_METHODS ((1u << CACHEPIN_PLAN_NR_METHODS) - 1 - (1u << CACHEPIN_PLAN_GREEDY) - \
 			 (1u << CACHEPIN_PLAN_COLOUR) - (1u << CACHEPIN_PLAN_REFERENCE))
 
+/* Is K a candidate asked for and tried that moves code (keep is the link)? */
+static bool in_race(const struct cachepin_plan *plan, unsigned int methods, int k)
+{
+	return k != CACHEPIN_PLAN_KEEP && (methods & (1u << k)) && plan->cands[k].tried;
+}
+
 /*
  * A layout in which no set of any geometry holds more lines than ways,
  * every line of the hot units counted (sampled or not) and the fixed
@@ -419,8 +428,7 @@ static int pick_short(const struct cachepin_plan *plan, unsigned int methods)
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 
-		if (k == CACHEPIN_PLAN_KEEP || !(methods & (1u << k)) || !cd->tried ||
-		    !cd->roomy || cd->over_pad)
+		if (!in_race(plan, methods, k) || !cd->roomy || cd->over_pad)
 			continue;
 		if (best < 0 || cd->ratio < plan->cands[best].ratio ||
 		    (cd->ratio == plan->cands[best].ratio && cd->bytes < plan->cands[best].bytes))
@@ -454,9 +462,8 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 
-		/* keep is the link: the others count where they beat it */
-		if (k == CACHEPIN_PLAN_KEEP || !(methods & (1u << k)) || !cd->tried ||
-		    !cd->eligible || cd->ratio >= 1)
+		/* the others count where they beat the link */
+		if (!in_race(plan, methods, k) || !cd->eligible || cd->ratio >= 1)
 			continue;
 		if (cd->ratio < least)
 			least = cd->ratio;
@@ -464,8 +471,8 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 
-		if (k == CACHEPIN_PLAN_KEEP || !(methods & (1u << k)) || !cd->tried ||
-		    !cd->eligible || cd->ratio >= 1 || cd->ratio > least + margin)
+		if (!in_race(plan, methods, k) || !cd->eligible || cd->ratio >= 1 ||
+		    cd->ratio > least + margin)
 			continue;
 		if (best < 0 || cd->bytes < plan->cands[best].bytes)
 			best = k;
