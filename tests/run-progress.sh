@@ -21,7 +21,7 @@ csum 100
 queue 50
 EOF2
 untime() { sed 's/ in [0-9.]* s$/ in X s/' "$@"; }
-plan="$CACHEPIN plan --growth 0 --iterations 300000 --map golden.map -c 1K:2:32"
+plan="$CACHEPIN plan --growth 0 --iterations 1500000 --map golden.map -c 1K:2:32"
 
 # no terminal: the report alone, byte for byte
 $plan -o plain.lds golden hot.txt 2> plain.err || { cat plain.err; fail "plan failed"; }

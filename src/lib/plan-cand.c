@@ -305,7 +305,7 @@ static double unit_lines(struct colour *cl, const struct hunit *h, uint64_t off,
 		uint64_t a = it ? item_addr_at(pl, it, off) : 0;
 
 		if (it && a >> shift == line) {
-			c += it->count;
+			c += it->rate;
 			continue;
 		}
 		if (line != UINT64_MAX)
@@ -314,7 +314,7 @@ static double unit_lines(struct colour *cl, const struct hunit *h, uint64_t off,
 			break;
 		line = a >> shift;
 		set = addr_set(g, a);
-		c = it->count;
+		c = it->rate;
 	}
 	return cost;
 }

@@ -44,7 +44,7 @@ double cachepin_plan_proxy_cost(struct planner *pl, const struct hunit *h, uint6
 				const struct sitem *it = &pl->it[h->first_item + i];
 				uint64_t a = item_addr_at(pl, it, phase), line = a >> shift;
 				uint32_t s = addr_set(g, a), add = line != prev;
-				double r = (double)it->count;
+				double r = it->rate;
 
 				prev = line;
 				if (commit) {

@@ -190,13 +190,13 @@ static int unit_lines(struct heat *ht, const struct hunit *h, uint64_t off, size
 		uint64_t a = item_addr_at(pl, it, off);
 
 		if (a >> shift == line) {
-			ht->lines[n - 1].c += it->count;
+			ht->lines[n - 1].c += it->rate;
 			continue;
 		}
 		if (GROW(ht->lines, ht->cap_lines, n + 1))
 			return -ENOMEM;
 		line = a >> shift;
-		ht->lines[n++] = (struct hline){ addr_set(g, a), it->count, 0 };
+		ht->lines[n++] = (struct hline){ addr_set(g, a), it->rate, 0 };
 	}
 	*nr = n;
 	return 0;

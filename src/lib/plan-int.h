@@ -39,6 +39,7 @@ struct sitem {			/* an item of the search string */
 	int32_t hunit;		/* -1: fixed (keeps its address) */
 	uint64_t uoff;		/* offset in its unit (hot) */
 	uint32_t count;		/* references in the search string */
+	double rate;		/* the profile's fetches, in the string's units */
 	uint32_t first_pos;	/* into pl->pos */
 	uint64_t addr;		/* current address */
 };

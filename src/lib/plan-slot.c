@@ -148,7 +148,7 @@ int cachepin_plan_fixed_lines(const struct planner *pl, size_t gi,
 		if (it && it->hunit >= 0)
 			continue;
 		if (it && it->addr >> g->c->line_shift == line) {
-			c += it->count;
+			c += it->rate;
 			continue;
 		}
 		if (line != UINT64_MAX && (err = fn(ctx, addr_set(g, line << g->c->line_shift), c)))
@@ -156,7 +156,7 @@ int cachepin_plan_fixed_lines(const struct planner *pl, size_t gi,
 		if (!it)
 			break;
 		line = it->addr >> g->c->line_shift;
-		c = it->count;
+		c = it->rate;
 	}
 	return 0;
 }
