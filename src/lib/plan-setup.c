@@ -233,6 +233,17 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	return 0;
 }
 
+/* The hot unit of model item I (pl->nr_hu: none, or no weight). */
+static size_t item_hu(const struct planner *pl, const int32_t *unit_hu, size_t i)
+{
+	const struct cachepin_model_item *mi = &pl->m->items[i];
+	const struct cachepin_func *f = &pl->bin->funcs[mi->func];
+
+	if (!(mi->weight > 0) || f->unit < 0 || unit_hu[f->unit] < 0)
+		return pl->nr_hu;
+	return (size_t)unit_hu[f->unit];
+}
+
 /*
  * The items of the search string: hot ones grouped by unit, in unit
  * offset order; then fixed ones.  CNT: references of each model item in
@@ -241,32 +252,52 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
  * or too short for a granule of a few samples) does not reference it:
  * the colourings place by the whole profile's rates (measured, the
  * router-lab perf profile: its 128 Ki-reference string referenced 718
- * of the 1,958 hot lines).  NREFS: the string's length.
+ * of the 1,958 hot lines).  A unit's items are in offset order, also
+ * where it holds several functions, so that the items of one line are
+ * neighbours.  NREFS: the string's length; KEYS: room for nr_items, and
+ * FIRST for nr_hu + 1.
  */
 static void setup_items(struct planner *pl, struct cachepin_plan *plan, const int32_t *unit_hu,
-			const uint32_t *cnt, uint32_t *map, size_t nrefs)
+			const uint32_t *cnt, uint32_t *map, size_t nrefs, uint64_t *keys,
+			size_t *first)
 {
 	const struct cachepin_model *m = pl->m;
 	const struct cachepin_binary *bin = pl->bin;
 	double scale = m->weight > 0 ? (double)nrefs / m->weight : 0;
 	size_t nit = 0, i, k;
 
+	/* the hot units' items grouped by unit (counting sort), each group by offset */
+	memset(first, 0, (pl->nr_hu + 1) * sizeof(*first));
+	for (i = 0; i < m->nr_items; i++)
+		if ((k = item_hu(pl, unit_hu, i)) < pl->nr_hu)
+			first[k + 1]++;
+	for (k = 0; k < pl->nr_hu; k++)
+		first[k + 1] += first[k];
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_model_item *mi = &m->items[i];
+		const struct cachepin_func *f = &bin->funcs[mi->func];
+
+		if ((k = item_hu(pl, unit_hu, i)) >= pl->nr_hu)
+			continue;
+		/* a unit is far smaller than 4 GiB: its offset, then the item */
+		keys[first[k]++] = (f->addr - bin->units[f->unit].addr + mi->off) << 32 | i;
+	}
+	for (k = pl->nr_hu; k > 0; k--)
+		first[k] = first[k - 1];
+	first[0] = 0;
 	for (k = 0; k < pl->nr_hu; k++) {
 		struct hunit *h = &pl->hu[k];
-		const struct cachepin_unit *u = &bin->units[h->unit];
 
+		sort_n(keys + first[k], first[k + 1] - first[k], sizeof(*keys), cachepin_cmp_u64);
 		h->first_item = (uint32_t)nit;
-		for (i = 0; i < m->nr_items; i++) {
-			const struct cachepin_model_item *mi = &m->items[i];
-			const struct cachepin_func *f = &bin->funcs[mi->func];
+		for (i = first[k]; i < first[k + 1]; i++) {
+			uint32_t x = (uint32_t)keys[i];
+			const struct cachepin_model_item *mi = &m->items[x];
 
-			if (!(mi->weight > 0) || f->unit != (int)h->unit)
-				continue;
-			map[i] = (uint32_t)nit;
+			map[x] = (uint32_t)nit;
 			pl->it[nit++] = (struct sitem){
-				.func = mi->func, .hunit = (int32_t)k,
-				.uoff = f->addr - u->addr + mi->off, .count = cnt[i],
-				.rate = scale * mi->weight,
+				.func = mi->func, .hunit = (int32_t)k, .uoff = keys[i] >> 32,
+				.count = cnt[x], .rate = scale * mi->weight,
 			};
 		}
 		h->nr_items = (uint32_t)(nit - h->first_item);
@@ -308,15 +339,17 @@ static int setup_string(struct planner *pl, struct cachepin_plan *plan, const in
 	uint32_t *cnt = calloc(nr_items + 1, sizeof(*cnt));
 	uint32_t *map = malloc((nr_items + 1) * sizeof(*map));
 	uint32_t *fillp = NULL;
+	uint64_t *keys = malloc((nr_items + 1) * sizeof(*keys));
+	size_t *first = malloc((pl->nr_hu + 2) * sizeof(*first));
 	int err = -ENOMEM;
 
 	pl->it = calloc(nr_items + 1, sizeof(*pl->it));
 	pl->pos = malloc((nrefs + 1) * sizeof(*pl->pos));
-	if (!cnt || !map || !pl->it || !pl->pos)
+	if (!cnt || !map || !pl->it || !pl->pos || !keys || !first)
 		goto out;
 	for (i = 0; i < nrefs; i++)
 		cnt[refs[i]]++;
-	setup_items(pl, plan, unit_hu, cnt, map, nrefs);
+	setup_items(pl, plan, unit_hu, cnt, map, nrefs, keys, first);
 	for (i = 0, k = 0; i < pl->nr_it; i++) {
 		pl->it[i].first_pos = (uint32_t)k;
 		k += pl->it[i].count;
@@ -332,6 +365,8 @@ static int setup_string(struct planner *pl, struct cachepin_plan *plan, const in
 	err = 0;
 out:
 	free(fillp);
+	free(keys);
+	free(first);
 	free(cnt);
 	free(map);
 	return err;
