@@ -13,8 +13,10 @@
  * set, this tells a set of four hot lines and some lukewarm ones, which
  * keeps the hot ones resident, from a set of five equally hot lines,
  * which thrashes; and a lukewarm line costs more among hot lines (each
- * of its fetches evicts one of them) than among lukewarm ones.  The
- * search (plan-search.c) improves the layout on the model's simulation.
+ * of its fetches evicts one of them) than among lukewarm ones.  A line
+ * a unit shares with the one before it (packed, the one ends where the
+ * other starts) is one line of its set, its rate the sum.  The search
+ * (plan-search.c) improves the layout on the model's simulation.
  *
  * The reference rule (CACHEPIN_PLAN_REFERENCE) is the simple colouring
  * the project measures itself against, with the same scan: a line costs
@@ -27,6 +29,7 @@
 
 struct hset {
 	double *r;		/* rates of its lines */
+	uint64_t *ln;		/* and their line numbers (UINT64_MAX: a fixed line) */
 	size_t n, cap;
 	double f;		/* expected misses */
 	double t;		/* characteristic time (0: no more lines than ways) */
@@ -36,8 +39,10 @@ struct hset {
 
 struct hline {
 	uint32_t set;
+	uint64_t ln;		/* line number (address >> line shift) */
 	double c;
 	double minr;		/* its set's lightest before it came (to take it out again) */
+	bool shared;		/* in its set already (the unit before ends in it) */
 };
 
 struct heat {
@@ -166,14 +171,59 @@ static double che_add(struct hset *s, double c, uint32_t w, enum cachepin_repl r
 	       s->e * dt;
 }
 
-static int hset_push(struct hset *s, double c)
+static int hset_push(struct hset *s, double c, uint64_t ln)
 {
-	if (GROW(s->r, s->cap, s->n + 1))
+	size_t cap = s->cap;
+
+	if (GROW(s->r, s->cap, s->n + 1) || GROW(s->ln, cap, s->n + 1))
 		return -ENOMEM;
 	if (!s->n || c < s->minr)
 		s->minr = c;
+	s->ln[s->n] = ln;
 	s->r[s->n++] = c;
 	return 0;
+}
+
+/*
+ * Where line LN is in S already (the unit before ends in the line this
+ * one starts in), its index; else -1.  The last lines pushed are the
+ * likeliest.
+ */
+static ssize_t hset_find(const struct hset *s, uint64_t ln)
+{
+	size_t i;
+
+	for (i = s->n; i-- > 0;)
+		if (s->ln[i] == ln)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Line I of S fetched C more often (the reference rule's sets). */
+static void hset_raise(struct hset *s, size_t i, double c)
+{
+	size_t k;
+
+	s->r[i] += c;
+	for (s->minr = s->r[0], k = 1; k < s->n; k++)
+		if (s->r[k] < s->minr)
+			s->minr = s->r[k];
+}
+
+/* The misses S gains when its line I fetches C more often. */
+static double hset_more(struct hset *s, size_t i, double c, uint32_t w, enum cachepin_repl repl,
+			bool commit)
+{
+	double before = s->f, after;
+
+	s->r[i] += c;
+	che(s, w, repl);
+	after = s->f;
+	if (!commit) {
+		s->r[i] -= c;
+		che(s, w, repl);
+	}
+	return after - before;
 }
 
 /* The lines of H at OFF in geometry GI, their fetches summed, into ht->lines. */
@@ -196,7 +246,7 @@ static int unit_lines(struct heat *ht, const struct hunit *h, uint64_t off, size
 		if (GROW(ht->lines, ht->cap_lines, n + 1))
 			return -ENOMEM;
 		line = a >> shift;
-		ht->lines[n++] = (struct hline){ addr_set(g, a), it->rate, 0 };
+		ht->lines[n++] = (struct hline){ addr_set(g, a), line, it->rate, 0, false };
 	}
 	*nr = n;
 	return 0;
@@ -231,7 +281,17 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 			return err;
 		for (k = 0; k < n; k++) {
 			struct hset *s = &ht->sets[gi][ht->lines[k].set];
+			ssize_t at = hset_find(s, ht->lines[k].ln);
 
+			ht->lines[k].shared = at >= 0;
+			if (at >= 0) {	/* one line with the unit before: no new line */
+				if (!ht->ref)
+					d += hset_more(s, (size_t)at, ht->lines[k].c, c->ways, c->repl,
+						       commit);
+				else if (commit)
+					hset_raise(s, (size_t)at, ht->lines[k].c);
+				continue;
+			}
 			if (!ht->ref && !commit) {
 				d += che_add(s, ht->lines[k].c, c->ways, c->repl, ht->scratch);
 				continue;
@@ -239,7 +299,7 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 			if (ht->ref)
 				d += ref_cost(s, ht->lines[k].c, c->ways);
 			ht->lines[k].minr = s->minr;
-			if ((err = hset_push(s, ht->lines[k].c)))
+			if ((err = hset_push(s, ht->lines[k].c, ht->lines[k].ln)))
 				return err;
 			if (!ht->ref) {
 				double before = s->f;
@@ -252,6 +312,8 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 			for (k = n; k-- > 0;) {
 				struct hset *s = &ht->sets[gi][ht->lines[k].set];
 
+				if (ht->lines[k].shared)
+					continue;
 				s->n--;
 				s->minr = ht->lines[k].minr;
 			}
@@ -262,7 +324,7 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 
 static int fixed_line(void *ctx, uint32_t set, double fetches)
 {
-	return hset_push((struct hset *)ctx + set, fetches);
+	return hset_push((struct hset *)ctx + set, fetches, UINT64_MAX);
 }
 
 /* The fixed occupants, line by line, into the sets of every geometry. */
@@ -295,7 +357,10 @@ static void heat_free(struct heat *ht)
 		if (!ht->sets[gi])
 			continue;
 		for (s = 0; s < ht->pl->geo[gi].c->sets; s++)
+		{
 			free(ht->sets[gi][s].r);
+			free(ht->sets[gi][s].ln);
+		}
 		free(ht->sets[gi]);
 	}
 	free(ht->lines);
