@@ -153,7 +153,7 @@ cmp -s real.lds m.lds || fail "the plan did not go through the link"
 $CACHEPIN plan --growth 0 --method search --map golden.map -c 1K:2:32 -o search.lds golden hot.txt 2> search.err ||
 	{ cat search.err; fail "plan --method search failed"; }
 testrun_compare untime search.err <<'EOF'
-cachepin: method search (not compared: no held-out samples)
+cachepin: method search (not compared: the one asked for)
 cachepin: 1K:2:32 (lru): modelled misses 659073 -> 17 (-100.0 %), LRU 659073 -> 17
 cachepin: 6 hot units (0 fixed hot granules stay), 3 fill units, 992 bytes, 208 bytes of padding; search in X s
 EOF
@@ -177,7 +177,7 @@ $CACHEPIN plan --growth 0 -v --method search --max-pad 0 --map golden.map -c 1K:
 testrun_compare untime search0.err <<'EOF'
 cachepin: 'golden': arm ELF32 little-endian, 12 functions, 1 sections
 cachepin: 'golden.map': 12 units, 0 bytes of fill, 12 of 12 symbols checked
-cachepin: method search (not compared: no held-out samples)
+cachepin: method search (not compared: the one asked for)
 cachepin: 1K:2:32 (lru): modelled misses 659073 -> 17 (-100.0 %), LRU 659073 -> 17
 cachepin: 6 hot units (0 fixed hot granules stay), 3 fill units, 992 bytes, 208 bytes of padding; search in X s
 cachepin: search: LRU misses of 1K:2:32 on its 131060-reference search string 17 after the heat colouring, 17 after the local search; 313 of 3000 moves simulated, 15 kept

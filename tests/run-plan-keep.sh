@@ -21,7 +21,7 @@ units() { grep -e '^hot ' -e '^fill ' "$1"; }
 $plan --keep old.align --map golden.map -o same.lds golden hot.txt 2> same.err ||
 	{ cat same.err; fail "plan --keep of the same build failed"; }
 testrun_compare grep '^cachepin: kept' same.err <<'EOF'
-cachepin: kept 6 hot units of 'old.align' at their offsets; placed 0 again (grown past their room), 0 new; 0 no longer hot; 0 of the hot units in both plans in another set
+cachepin: kept 6 hot units of 'old.align' at their offsets; placed 0 again (grown into the next kept one, or aligned otherwise), 0 new; 0 no longer hot; 0 of the hot units in both plans in another set
 EOF
 units old.align > old.units
 testrun_compare units same.align < old.units
@@ -38,7 +38,7 @@ $plan --keep old.align --map grown.map -o new.lds grown hot.txt 2> new.err ||
 	{ cat new.err; fail "plan --keep of the grown build failed"; }
 testrun_compare grep -e '^cachepin: kept' -e '^cachepin: growth' new.err <<'EOF'
 cachepin: growth: any one unit may grow by 32 bytes, not 64: the hot units fit the smallest cache packed, and more room after each would spill them out of it
-cachepin: kept 5 hot units of 'old.align' at their offsets; placed 1 again (grown past their room), 0 new; 0 no longer hot; 1 of the hot units in both plans in another set
+cachepin: kept 5 hot units of 'old.align' at their offsets; placed 1 again (grown into the next kept one, or aligned otherwise), 0 new; 0 no longer hot; 1 of the hot units in both plans in another set
 EOF
 testrun_compare awk '$1 == "hot" { print $2, $5, $7 }' new.align <<'EOF'
 route 0x0 0

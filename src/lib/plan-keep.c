@@ -173,13 +173,19 @@ int cachepin_plan_keep_prev(struct planner *pl, struct cachepin_plan *plan)
 		struct hunit *h = &pl->hu[mt[i].hu];
 		uint64_t next = i + 1 < nm ? mt[i + 1].off : UINT64_MAX;
 
-		/* grown past its room: placed again, the next one stays */
-		if (mt[i].off + h->room > next || mt[i].off % h->align) {
-			pr_debug("%s: %" PRIu64 " bytes with room at +0x%" PRIx64 ", the next kept unit at +0x%" PRIx64
-				 ": placed again\n", pl->bin->units[h->unit].section, h->room, mt[i].off, next);
+		/*
+		 * Grown into the next kept unit: placed again, the next one
+		 * stays.  One that fits with less than its room for growth
+		 * stays too (the old plan had less room there, or none).
+		 */
+		if (mt[i].off + h->size > next || mt[i].off % h->align) {
+			pr_debug("%s: %" PRIu64 " bytes at +0x%" PRIx64 ", the next kept unit at +0x%" PRIx64
+				 ": placed again\n", pl->bin->units[h->unit].section, h->size, mt[i].off, next);
 			plan->nr_replaced++;
 			continue;
 		}
+		if (mt[i].off + h->room > next)
+			h->room = next - mt[i].off;
 		while (mt[i].off + h->room > pl->limit)
 			pl->limit += pl->span_bytes;
 		cachepin_plan_proxy_cost(pl, h, mt[i].off, true, +1);

@@ -240,7 +240,7 @@ static void prev_report(const struct plan_args *a, const struct cachepin_plan *p
 	const struct cachepin_align *al = a->po.prev;
 	const struct cachepin_cache *c = &a->in.caches[0];
 
-	fprintf(stderr, "cachepin: kept %zu hot units of '%s' at their offsets; placed %zu again (grown past their room), %zu new; %zu no longer hot; ",
+	fprintf(stderr, "cachepin: kept %zu hot units of '%s' at their offsets; placed %zu again (grown into the next kept one, or aligned otherwise), %zu new; %zu no longer hot; ",
 		plan->nr_kept, a->prev, plan->nr_replaced, plan->nr_new, plan->nr_gone);
 	if (al->sets == c->sets && al->line == c->line)
 		fprintf(stderr, "%zu of the hot units in both plans in another set\n", plan->nr_set_changed);
@@ -380,8 +380,10 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 	size_t i, k;
 
 	if (!plan->nr_folds) {
-		fprintf(stderr, "cachepin: method %s (not compared: no held-out samples)\n",
-			cachepin_plan__method_name(plan->method));
+		/* plan_folds() makes none only where one method is asked for */
+		fprintf(stderr, "cachepin: method %s (not compared: %s)\n",
+			cachepin_plan__method_name(plan->method),
+			a->prev ? "--keep re-plans with the search alone" : "the one asked for");
 		return;
 	}
 	if (plan->nr_folds == 1)
