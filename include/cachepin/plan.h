@@ -176,6 +176,13 @@ struct cachepin_plan {
 	 * nothing and has no ALIGN, so a relink with it is the link.
 	 */
 	bool unchanged;
+	/*
+	 * No candidate beat the link, and the binary was linked with a plan:
+	 * its block is planned again as it is (a fragment naming nothing
+	 * would undo it), every unit at its offset.
+	 */
+	bool as_linked;
+	bool planned_link;	/* the binary was linked with a plan (__cachepin_start) */
 	size_t nr_folds;	/* held-out folds the methods were scored on (0: in-sample) */
 	bool exact;		/* planned on a recorded run's fetches (cachepin_model.exact) */
 	uint64_t link_misses[CACHEPIN_PLAN_MAX_GEO];	/* held-out misses of the link */

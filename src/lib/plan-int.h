@@ -233,5 +233,12 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);
 int cachepin_plan_keep_prev(struct planner *pl, struct cachepin_plan *plan);
 /* plan-keep.c: after the plan, the hot units of both plans in another first set, into PLAN. */
 void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *plan);
+/*
+ * A binary linked with a plan (__cachepin_start and __cachepin_end): the
+ * plan of its block as it is, every unit at its offset, hot where the
+ * model has fetches.  0, 1 where BIN has no block, or -ENOMEM.
+ */
+int cachepin_plan_as_linked(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+			    struct cachepin_plan *plan);
 
 #endif

@@ -219,3 +219,60 @@ void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *pl
 			plan->nr_set_changed++;
 	}
 }
+
+static int cmp_pu_off(const void *a, const void *b)
+{
+	const struct cachepin_plan_unit *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+int cachepin_plan_as_linked(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+			    struct cachepin_plan *plan)
+{
+	const struct cachepin_binary *bin = m->bin;
+	uint64_t start, end, used = 0;
+	double *w;
+	size_t i, n = 0;
+
+	if (cachepin_binary__sym_value(bin, "__cachepin_start", &start) ||
+	    cachepin_binary__sym_value(bin, "__cachepin_end", &end) || end <= start)
+		return 1;
+	w = calloc(bin->nr_units + 1, sizeof(*w));
+	plan->units = calloc(bin->nr_units + 1, sizeof(*plan->units));
+	if (!w || !plan->units) {
+		free(w);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->nr_items; i++) {
+		const struct cachepin_func *f = &bin->funcs[m->items[i].func];
+
+		if (m->items[i].count && f->unit >= 0)
+			w[f->unit] += m->items[i].weight;
+	}
+	for (i = 0; i < bin->nr_units; i++) {
+		const struct cachepin_unit *u = &bin->units[i];
+
+		if (!u->size || u->addr < start || u->addr + u->size > end)
+			continue;
+		plan->units[n++] = (struct cachepin_plan_unit){
+			.unit = (uint32_t)i, .off = u->addr - start, .size = u->size,
+			.align = u->align ? u->align : 1, .hot = w[i] > 0, .weight = w[i],
+		};
+		used += u->size;
+		if (w[i] > 0)
+			plan->nr_hot++;
+		else
+			plan->nr_fill++;
+	}
+	free(w);
+	sort_n(plan->units, n, sizeof(*plan->units), cmp_pu_off);
+	plan->nr_units = n;
+	/* a start another multiple of it keeps every set of every geometry */
+	plan->block_align = cachepin_plan_block_align(o);
+	plan->base = start;
+	plan->size = end - start;
+	plan->pad = plan->size > used ? plan->size - used : 0;
+	plan->as_linked = true;
+	return 0;
+}

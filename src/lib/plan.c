@@ -456,7 +456,8 @@ static enum cachepin_plan_method pick(const struct cachepin_plan *plan, unsigned
 	double margin = plan->exact ? 0 : HARM_MARGIN, least = 1;
 	int k, best = -1;
 
-	if (!plan->exact && (k = pick_short(plan, methods)) >= 0)
+	/* a link a plan made leaves every line room as well: it is one of them */
+	if (!plan->exact && !plan->planned_link && (k = pick_short(plan, methods)) >= 0)
 		return (enum cachepin_plan_method)k;
 
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
@@ -514,7 +515,7 @@ static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_pla
 {
 	unsigned int cand = 0, nr_cands;
 	unsigned int methods = o->methods ? o->methods : DEFAULT_METHODS;
-	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
+	uint64_t miss[CACHEPIN_PLAN_MAX_GEO], start;
 	int k, f, err;
 	size_t i;
 
@@ -526,6 +527,8 @@ static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_pla
 		}
 	plan->nr_folds = o->nr_folds;
 	plan->exact = o->nr_folds && o->folds[0][1]->exact;
+	plan->planned_link = o->nr_folds &&
+			     !cachepin_binary__sym_value(o->folds[0][1]->bin, "__cachepin_start", &start);
 	if (!o->nr_folds || !(methods & (methods - 1)))
 		return 0;
 	for (f = 0; f < (int)o->nr_folds; f++) {
@@ -599,12 +602,19 @@ again:
 		return err;
 	if (method != CACHEPIN_PLAN_SEARCH)
 		runs = 1;	/* the others do not depend on the seed */
-	/* do no harm: the link itself, when keeping its sets is worse than it */
-	if (method == CACHEPIN_PLAN_KEEP && choice.nr_folds && !choice.cands[method].eligible) {
+	/*
+	 * Do no harm: the link itself, when keeping its sets is worse than
+	 * it, or when a plan made it (its block as it is).
+	 */
+	if (method == CACHEPIN_PLAN_KEEP && choice.nr_folds &&
+	    (!choice.cands[method].eligible || choice.planned_link)) {
 		plan->block_align = cachepin_plan_block_align(o);
 		plan->method = method;
-		plan->unchanged = true;
 		runs = 0;
+		if ((err = cachepin_plan_as_linked(m, o, plan)) < 0)
+			goto fail;
+		plan->unchanged = err > 0;
+		err = 0;
 	}
 	pg.total = pg.at + runs * cachepin_plan_weight(o, method) + 1;
 	/* restarts: each a full search; the full model of every geometry judges */

@@ -273,6 +273,11 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			secs);
 		return;
 	}
+	if (plan->as_linked) {
+		fprintf(stderr, "cachepin: no candidate beats the link, which a plan made (it has __cachepin_start): its block is planned again as it is, %zu hot and %zu fill units at their offsets (in %.2f s)\n",
+			plan->nr_hot, plan->nr_fill, secs);
+		return;
+	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
 		" bytes, %" PRIu64 " bytes of padding", plan->nr_hot, plan->nr_unplaceable, plan->nr_fill,
 		plan->size, plan->pad);
@@ -402,7 +407,7 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 	fprintf(stderr, "cachepin:   %-8s", "link");
 	for (i = 0; i < a->in.nr_caches; i++)
 		fprintf(stderr, " %14" PRIu64, plan->link_misses[i]);
-	fprintf(stderr, "%s\n", plan->unchanged ? "             <- planned" : "");
+	fprintf(stderr, "%s\n", plan->unchanged || plan->as_linked ? "             <- planned" : "");
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 
@@ -420,9 +425,9 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 			cd->over_pad ? "  (padding over the budget)" : "",
 			cd->harms ? "  (worse than the link somewhere)" : "",
 			cd->whole_harms ? "  (its plan from the whole profile worse than the link)" : "",
-			k == plan->method && !plan->unchanged ? "  <- planned" : "");
+			k == plan->method && !plan->unchanged && !plan->as_linked ? "  <- planned" : "");
 	}
-	if (!plan->unchanged && !plan->exact && plan->cands[plan->method].roomy)
+	if (!plan->unchanged && !plan->as_linked && !plan->exact && plan->cands[plan->method].roomy)
 		fprintf(stderr, "cachepin: %s leaves every line of the hot units a way of its own, sampled or not: of such layouts the fewest misses is planned, whatever the link's (the samples see nothing there but first fetches)\n",
 			cachepin_plan__method_name(plan->method));
 }
