@@ -17,7 +17,7 @@ $CACHEPIN check -q planned p1.align || fail "check of the planned link failed"
 # candidate beats it in the halves (each is level with it or worse)
 $plan --map planned.map -o p2.lds planned "$prof" 2> p2.err || { cat p2.err >&2; fail "plan of the planned binary failed"; }
 testrun_compare sed -n 's/ (in [0-9.]* s)$//; /<- planned/p; /no candidate/p' p2.err <<'EOF'
-cachepin:   link               1833           1833             <- planned
+cachepin:   link               1836           1836             <- planned
 cachepin: no candidate beats the link, which a plan made (it has __cachepin_start): its block is planned again as it is, 23 hot and 0 fill units at their offsets
 EOF
 # the fragment names the block's 23 units, each pinned where it is
