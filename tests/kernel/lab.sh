@@ -649,15 +649,29 @@ stage_simulate() {
 	done
 	# each plan laid out on the stock run's kernel from its alignment
 	# file alone (cachepin simulate --layout), beside the relinked
-	# kernel's remap above: what the tool predicts without a link
+	# kernel's remap above: what the tool predicts without a link; and
+	# beside each, the reference colouring of the same profile (cachepin
+	# plan --method reference: densest first, each line charged the
+	# fewer fetches of itself and the lightest line of a full set, no
+	# growth room), the simple rule a plan has to beat
 	for p in perf trace; do
-		out=$W/sim-before-layout-$p.txt
-		simulate "$W/run-before/trace.log" "$W/run-before/vmlinux" -m "$W/run-before/vmlinux.map" \
-			--layout "$W/plan-$p/text-layout.align" > "$out" 2> "$out.err" ||
-			{ cat "$out.err" >&2; die "cachepin simulate --layout '$W/plan-$p/text-layout.align' failed"; }
-		cat "$out.err" "$out" >&2
-		sim_facts "sim_before_layout_$p" "$out"
-		change_facts "sim_change_before_layout_$p" "sim_before_layout_$p" "sim_before_on_stock"
+		"$CACHEPIN" plan --method reference -c "$CACHE" -m "$W/run-before/vmlinux.map" \
+			-o "$W/reference-$p.lds" "$W/run-before/vmlinux" "$W/profile/$p.profile" \
+			2> "$W/reference-$p.err" ||
+			{ cat "$W/reference-$p.err" >&2; die "cachepin plan --method reference from '$p.profile' failed"; }
+		for l in "$p" "reference_$p"; do
+			case $l in
+			reference_*) al=$W/reference-$p.align ;;
+			*) al=$W/plan-$p/text-layout.align ;;
+			esac
+			out=$W/sim-before-layout-$l.txt
+			simulate "$W/run-before/trace.log" "$W/run-before/vmlinux" -m "$W/run-before/vmlinux.map" \
+				--layout "$al" > "$out" 2> "$out.err" ||
+				{ cat "$out.err" >&2; die "cachepin simulate --layout '$al' failed"; }
+			cat "$out.err" "$out" >&2
+			sim_facts "sim_before_layout_$l" "$out"
+			change_facts "sim_change_before_layout_$l" "sim_before_layout_$l" "sim_before_on_stock"
+		done
 	done
 	for r in before after; do
 		for p in perf trace; do

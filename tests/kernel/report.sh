@@ -214,12 +214,16 @@ $(done_lines "plan from the perf profile, fewer misses than -falign-functions=32
 
 Each plan's alignment file laid out on the stock run's kernel, the stock
 run's trace remapped onto it, beside the same trace remapped onto the
-relinked kernel (\`--relink\`):
+relinked kernel (\`--relink\`); and the reference colouring of the
+same profile (\`cachepin plan --method reference\`: densest first, no
+growth room), laid out the same way:
 
 | plan | LRU, --layout | LRU, relinked | pseudo-random, --layout | pseudo-random, relinked |
 |---|---:|---:|---:|---:|
 | perf profile | $(get sim_before_layout_perf_lru) ($(pc sim_change_before_layout_perf_lru)) | $(get sim_before_on_perf_lru) | $(get sim_before_layout_perf_random) ($(pc sim_change_before_layout_perf_random)) | $(get sim_before_on_perf_random) |
+| reference colouring, perf profile | $(get sim_before_layout_reference_perf_lru) ($(pc sim_change_before_layout_reference_perf_lru)) | - | $(get sim_before_layout_reference_perf_random) ($(pc sim_change_before_layout_reference_perf_random)) | - |
 | QEMU-trace profile | $(get sim_before_layout_trace_lru) ($(pc sim_change_before_layout_trace_lru)) | $(get sim_before_on_trace_lru) | $(get sim_before_layout_trace_random) ($(pc sim_change_before_layout_trace_random)) | $(get sim_before_on_trace_random) |
+| reference colouring, QEMU-trace profile | $(get sim_before_layout_reference_trace_lru) ($(pc sim_change_before_layout_reference_trace_lru)) | - | $(get sim_before_layout_reference_trace_random) ($(pc sim_change_before_layout_reference_trace_random)) | - |
 
 ## Stability: an unrelated commit
 
