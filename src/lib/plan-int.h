@@ -236,9 +236,9 @@ void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *pl
 /*
  * A binary linked with a plan (__cachepin_start and __cachepin_end): the
  * plan of its block as it is, every unit at its offset, hot where the
- * model has fetches.  0, 1 where BIN has no block, or -ENOMEM.
+ * model has fetches; the caller sets the block alignment.  0, 1 where
+ * BIN has no block, or -ENOMEM.
  */
-int cachepin_plan_as_linked(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-			    struct cachepin_plan *plan);
+int cachepin_plan_as_linked(const struct cachepin_model *m, struct cachepin_plan *plan);
 
 #endif

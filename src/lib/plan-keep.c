@@ -227,8 +227,7 @@ static int cmp_pu_off(const void *a, const void *b)
 	return (x->off > y->off) - (x->off < y->off);
 }
 
-int cachepin_plan_as_linked(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
-			    struct cachepin_plan *plan)
+int cachepin_plan_as_linked(const struct cachepin_model *m, struct cachepin_plan *plan)
 {
 	const struct cachepin_binary *bin = m->bin;
 	uint64_t start, end, used = 0;
@@ -268,8 +267,6 @@ int cachepin_plan_as_linked(const struct cachepin_model *m, const struct cachepi
 	free(w);
 	sort_n(plan->units, n, sizeof(*plan->units), cmp_pu_off);
 	plan->nr_units = n;
-	/* a start another multiple of it keeps every set of every geometry */
-	plan->block_align = cachepin_plan_block_align(o);
 	plan->base = start;
 	plan->size = end - start;
 	plan->pad = plan->size > used ? plan->size - used : 0;

@@ -604,14 +604,15 @@ again:
 		runs = 1;	/* the others do not depend on the seed */
 	/*
 	 * Do no harm: the link itself, when keeping its sets is worse than
-	 * it, or when a plan made it (its block as it is).
+	 * it, or when a plan made it (its block as it is: a start another
+	 * multiple of the block alignment keeps every set of every geometry).
 	 */
 	if (method == CACHEPIN_PLAN_KEEP && choice.nr_folds &&
 	    (!choice.cands[method].eligible || choice.planned_link)) {
 		plan->block_align = cachepin_plan_block_align(o);
 		plan->method = method;
 		runs = 0;
-		if ((err = cachepin_plan_as_linked(m, o, plan)) < 0)
+		if ((err = cachepin_plan_as_linked(m, plan)) < 0)
 			goto fail;
 		plan->unchanged = err > 0;
 		err = 0;
