@@ -39,10 +39,11 @@ static int cmp_by_addr(const void *a, const void *b)
 	return (x->h->unit > y->h->unit) - (x->h->unit < y->h->unit);
 }
 
-int cachepin_plan_keep(struct planner *pl)
+int cachepin_plan_keep(struct planner *pl, const struct method_args *a,
+		       struct cachepin_plan *plan)
 {
 	struct by_addr *order = malloc((pl->nr_hu + 1) * sizeof(*order));
-	uint64_t cur = 0, shift = 0;
+	uint64_t cur = 0, shift = 0, base;
 	size_t k;
 	int err = 0;
 
@@ -64,11 +65,10 @@ int cachepin_plan_keep(struct planner *pl)
 	 * would take a way span of padding: 185 KB for the README's 15-object
 	 * example at 16K:4:32).
 	 */
-	pl->keep_base = pl->nr_hu ? order[0].addr / pl->span_bytes * pl->span_bytes : 0;
-	pl->in_place = true;
+	base = pl->nr_hu ? order[0].addr / pl->span_bytes * pl->span_bytes : 0;
 	for (k = 0; k < pl->nr_hu && !err; k++) {
 		struct hunit *h = order[k].h;
-		uint64_t at = order[k].addr - pl->keep_base - shift;
+		uint64_t at = order[k].addr - base - shift;
 
 		if (at >= cur + pl->span_bytes) {
 			uint64_t cut = (at - cur) / pl->span_bytes * pl->span_bytes;
@@ -88,7 +88,8 @@ int cachepin_plan_keep(struct planner *pl)
 	return err;
 }
 
-int cachepin_plan_density(struct planner *pl)
+int cachepin_plan_density(struct planner *pl, const struct method_args *a,
+			  struct cachepin_plan *plan)
 {
 	uint64_t cur = 0;
 	size_t k;
@@ -200,7 +201,8 @@ static void c3_merge(struct planner *pl, struct c3 *c, struct c3_key *key)
 	}
 }
 
-int cachepin_plan_c3(struct planner *pl)
+int cachepin_plan_c3(struct planner *pl, const struct method_args *a,
+		     struct cachepin_plan *plan)
 {
 	size_t n = pl->nr_hu, i, nk = 0;
 	struct c3 *c = calloc(n + 1, sizeof(*c));
@@ -250,7 +252,7 @@ out:
  * One set of one geometry: the WAYS heaviest lines in it (they stay), and
  * the lightest of them.  A line added to a full set costs the lighter of
  * itself and that one: the loser is fetched again each time.  The other
- * rule (pl->colour_ever) prices it against the lightest line ever added
+ * rule (colour_rule.ever) prices it against the lightest line ever added
  * there: a set that holds one cold line takes hot ones cheaply.  That
  * packs hot code onto fewer sets, which a kernel's exact trace rewards
  * and user programs under perf mostly do not (see cachepin_plan_colour()).
@@ -367,10 +369,11 @@ static void colour_fixed(struct colour *cl)
 	}
 }
 
-int cachepin_plan_colour(struct planner *pl)
+int cachepin_plan_colour(struct planner *pl, const struct method_args *a,
+			 struct cachepin_plan *plan)
 {
 	double (*conflict)(struct cset *s, double c, uint32_t ways) =
-		pl->colour_ever ? line_conflict_ever : line_conflict;
+		a->rule.ever ? line_conflict_ever : line_conflict;
 	struct colour cl = { .pl = pl };
 	uint64_t cur = 0, allow, gaps = 0;
 	size_t gi, k;
@@ -413,7 +416,7 @@ int cachepin_plan_colour(struct planner *pl)
 			double cost = 0;
 
 			for (gi = 0; gi < pl->nr_geo; gi++)
-				cost += pl->weight[gi] * unit_lines(&cl, h, at, gi, conflict);
+				cost += a->rule.weight[gi] * unit_lines(&cl, h, at, gi, conflict);
 			if (best < 0 || cost < best) {
 				best = cost;
 				best_at = at;

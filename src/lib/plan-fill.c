@@ -254,7 +254,7 @@ static int fill_in_place(const struct planner *pl, struct filler *fl, const stru
 	return 0;
 }
 
-int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
+int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan, bool in_place)
 {
 	struct filler fl = { .plan = plan, .growth = pl->growth };
 	size_t i, next = 0;
@@ -262,7 +262,7 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 
 	if ((err = cold_units(pl, &fl)))
 		goto out;
-	if (pl->in_place && (err = cold_by_addr(&fl)))
+	if (in_place && (err = cold_by_addr(&fl)))
 		goto out;
 	sort_n(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_hu_off);
 	for (i = 0; i < pl->nr_hu; i++) {
@@ -272,7 +272,7 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan)
 		if (h->off < 0)
 			continue;
 		/* keep: the cold units linked there first */
-		if (pl->in_place && (err = fill_in_place(pl, &fl, h, &next)))
+		if (in_place && (err = fill_in_place(pl, &fl, h, &next)))
 			goto out;
 		/* fill [cur, target) with cold units, largest first */
 		while (fl.cur < target && (err = fill_one(&fl, target)) > 0)

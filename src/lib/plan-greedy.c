@@ -89,7 +89,9 @@ static int64_t greedy_slot(struct planner *pl, const struct hunit *h)
 	return best < INFINITY ? cachepin_plan_find_slot(pl, h, best_phase) : -1;
 }
 
-int cachepin_plan_greedy(struct planner *pl)
+/* Every hot unit, densest first, where it adds the least pressure. */
+int cachepin_plan_greedy(struct planner *pl, const struct method_args *a,
+			 struct cachepin_plan *plan)
 {
 	size_t k;
 	int err;

@@ -47,7 +47,9 @@ struct hline {
 
 struct heat {
 	struct planner *pl;
+	const struct colour_rule *rule;
 	bool ref;		/* the reference rule */
+	bool budget;		/* the gaps within the fill and padding budget */
 	struct hset *sets[CACHEPIN_PLAN_MAX_GEO];
 	struct hline *lines;
 	size_t cap_lines;
@@ -261,7 +263,7 @@ static double ref_cost(const struct hset *s, double c, uint32_t ways)
 
 /*
  * The expected misses H at OFF adds, over every geometry, weighed as
- * pl->weight says; with COMMIT its lines stay in their sets.  0 or
+ * the colouring's rule says; with COMMIT its lines stay in their sets.  0 or
  * -ENOMEM.
  */
 static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool commit,
@@ -316,7 +318,7 @@ static int unit_cost(struct heat *ht, const struct hunit *h, uint64_t off, bool 
 				s->n--;
 				s->minr = ht->lines[k].minr;
 			}
-		*cost += pl->weight[gi] * d;
+		*cost += ht->rule->weight[gi] * d;
 	}
 	return 0;
 }
@@ -433,7 +435,7 @@ static int heat_construct(struct heat *ht)
 		if (pl->hu[k].off >= 0)
 			err = unit_cost(ht, &pl->hu[k], (uint64_t)pl->hu[k].off, true, &cost);
 	/* the gaps are filled with cold units or padded: as many as there are, and the budget */
-	if (pl->method != CACHEPIN_PLAN_REFERENCE) {
+	if (ht->budget) {
 		allow = (uint64_t)((pl->m->exact ? HEAT_FILL_EXACT : HEAT_FILL) *
 				   (double)cachepin_plan_fillable(pl)) +
 			pl->o->max_pad * (pl->limit / pl->span_bytes + 1);
@@ -459,9 +461,14 @@ static int heat_construct(struct heat *ht)
 	return err;
 }
 
-int cachepin_plan_colour_heat(struct planner *pl, bool ref)
+/*
+ * The hot units not placed yet coloured by heat balancing, or with REF
+ * by the reference rule; with BUDGET the gaps within the fill and the
+ * padding budget.  0 or -ENOMEM.
+ */
+static int colour_heat(struct planner *pl, const struct colour_rule *rule, bool ref, bool budget)
 {
-	struct heat ht = { .pl = pl, .ref = ref };
+	struct heat ht = { .pl = pl, .rule = rule, .ref = ref, .budget = budget };
 	uint32_t ways = 0;
 	size_t gi;
 	int err = 0;
@@ -504,7 +511,14 @@ static void unplace_all(struct planner *pl, uint64_t limit)
 	pl->limit = limit;
 }
 
-int cachepin_plan_heat(struct planner *pl)
+int cachepin_plan_reference(struct planner *pl, const struct method_args *a,
+			    struct cachepin_plan *plan)
+{
+	return colour_heat(pl, &a->rule, true, false);
+}
+
+int cachepin_plan_heat(struct planner *pl, const struct method_args *a,
+		       struct cachepin_plan *plan)
 {
 	uint64_t limit = pl->limit, heat_limit;
 	double scale[CACHEPIN_PLAN_MAX_GEO], heat, ref;
@@ -514,7 +528,7 @@ int cachepin_plan_heat(struct planner *pl)
 
 	if (!off)
 		return -ENOMEM;
-	if ((err = cachepin_plan_colour_heat(pl, false)) || (err = cachepin_plan_sim_all(pl)))
+	if ((err = colour_heat(pl, &a->rule, false, true)) || (err = cachepin_plan_sim_all(pl)))
 		goto out;
 	for (gi = 0; gi < pl->nr_geo; gi++)
 		scale[gi] = pl->geo[gi].scale;
@@ -523,7 +537,7 @@ int cachepin_plan_heat(struct planner *pl)
 	for (k = 0; k < pl->nr_hu; k++)
 		off[k] = pl->hu[k].off;
 	unplace_all(pl, limit);
-	if ((err = cachepin_plan_colour_heat(pl, true)) || (err = cachepin_plan_sim_all(pl)))
+	if ((err = colour_heat(pl, &a->rule, true, true)) || (err = cachepin_plan_sim_all(pl)))
 		goto out;
 	ref = layout_cost(pl, scale);
 	if (heat <= ref) {	/* the heat colouring back */

@@ -2,13 +2,13 @@
 /*
  * Shared between the phases of the planner (cachepin/plan.h):
  *
- *   plan.c         one search per seed, the choice among restarts, the evaluation
+ *   plan.c         the method table, the held-out choice, restarts, the evaluation
  *   plan-setup.c   hot units, the search string, per-geometry tables, occupants
  *   plan-slot.c    placed intervals: free slots, stranded gaps, placing a unit
  *   plan-sim.c     the exact per-set LRU simulation and set members
  *   plan-heat.c    the heat-balancing colouring, the reference colouring
  *   plan-greedy.c  the set-pressure proxy and the greedy colouring
- *   plan-search.c  the local search (relocations) and the repair of missing sets
+ *   plan-search.c  the search: heat colouring, local search, repair of missing sets
  *   plan-cand.c    the other candidates: link order kept, density, C3, line colouring
  *   plan-fill.c    emit order: cold fill of the gaps, padding
  *   plan-keep.c    --keep: the previous plan's units that still fit, frozen
@@ -78,15 +78,19 @@ uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, enum cachepin_
 /* PERMILLE thousandths of the current step done, to the callback; PG may be NULL. */
 void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille);
 
+/*
+ * The problem every method solves and the layout it builds: the model,
+ * the geometries with their set members and misses (the exact
+ * simulation's, and the greedy proxy's counts), the hot units and their
+ * offsets, the placed intervals.  What a method needs of its own is its
+ * own: the colourings' rule (struct colour_rule), the search's random
+ * numbers and progress (plan-search.c), keep's base (plan-cand.c).
+ */
 struct planner {
-	struct plan_progress *prog;	/* may be NULL */
 	const struct cachepin_model *m;
 	const struct cachepin_binary *bin;
 	const struct cachepin_plan_opts *o;
-	enum cachepin_plan_method method;
 	struct geo geo[CACHEPIN_PLAN_MAX_GEO];
-	double weight[CACHEPIN_PLAN_MAX_GEO];	/* colour: 1 / the link's misses, 1 alone */
-	bool colour_ever;	/* colour: against the lightest line ever in a set */
 	size_t nr_geo;
 	uint64_t base, span_bytes;	/* block base, largest way span */
 	struct hunit *hu;
@@ -100,19 +104,46 @@ struct planner {
 	uint64_t limit;		/* block bytes available to hot units */
 	uint64_t fit_slack;	/* the smallest cache's bytes past them, if they fit it packed */
 	uint64_t growth;	/* any one unit may grow this much (plan->growth) */
-	bool in_place;		/* keep: cold units fill at their linked distance */
-	uint64_t keep_base;	/* keep: the address of offset 0 in the link */
-	uint64_t rng;
-	/* scratch for merging */
+	/* the exact simulation's scratch */
 	uint64_t *heap;
 	size_t cap_heap;
 	uint64_t *lru;
 };
 
-static inline uint64_t rnd(struct planner *pl)
-{
-	return cachepin_xorshift64(&pl->rng);
-}
+/*
+ * How a colouring weighs a conflict (plan-heat.c, and the line colouring
+ * of plan-cand.c): per geometry 1 over the link's misses there, 1 alone,
+ * 0 where another geometry goes first; and the line colouring's rule.
+ */
+struct colour_rule {
+	double weight[CACHEPIN_PLAN_MAX_GEO];
+	bool ever;		/* against the lightest line ever in a set, not the ways' */
+};
+
+/* What a method is given besides the set-up planner. */
+struct method_args {
+	struct colour_rule rule;
+	uint64_t seed;		/* the search's random numbers */
+	struct plan_progress *prog;	/* may be NULL */
+};
+
+/*
+ * A method: its name, what it is (METHOD_*), and the offsets of its hot
+ * units on the set-up planner, counting the search's moves into PLAN
+ * (0 or -ENOMEM).  plan.c has the table, indexed by the method.
+ */
+struct plan_method {
+	const char *name;
+	unsigned int flags;
+	int (*place)(struct planner *pl, const struct method_args *a, struct cachepin_plan *plan);
+};
+
+#define METHOD_DEFAULT	(1u << 0)	/* a candidate when no method is asked for */
+#define METHOD_COLOURS	(1u << 1)	/* weighs several geometries by the link's misses */
+#define METHOD_RULES	(1u << 2)	/* tries both line rules, and each geometry first */
+#define METHOD_SEEDED	(1u << 3)	/* depends on the seed: restarts */
+#define METHOD_BARE	(1u << 4)	/* no growth room, no gap budget (the reference) */
+#define METHOD_IN_PLACE	(1u << 5)	/* cold units fill at their linked distance (keep) */
 
 static inline uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -151,10 +182,10 @@ static inline uint64_t phase_step(const struct planner *pl, const struct hunit *
 /*
  * plan-setup.c: the planner of M for OPTS (geometries, hot units, search
  * string, per-geometry tables with the fixed occupants), counting into
- * PLAN what it finds.  0, -ENOENT (after logging: nothing movable is hot),
+ * PLAN what it finds; with ROOM, room for growth.  0, -ENOENT (after logging: nothing movable is hot),
  * -EINVAL or -ENOMEM; release PL with cachepin_plan_free() in any case.
  */
-int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan);
+int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan, bool room);
 void cachepin_plan_free(struct planner *pl);
 
 /* plan-slot.c */
@@ -191,29 +222,32 @@ void cachepin_plan_member_del(struct geo *g, uint32_t set, uint32_t item);
  */
 double cachepin_plan_proxy_cost(struct planner *pl, const struct hunit *h, uint64_t phase,
 				bool commit, int sign);
-/* Place every hot unit, densest first, where it adds the least pressure.  0 or -ENOMEM. */
-int cachepin_plan_greedy(struct planner *pl);
-
-/* plan-search.c: both count their moves into PLAN; 0 or -ENOMEM */
-int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan);
-int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan);
-
-/* plan-cand.c: the candidates besides the search.  0 or -ENOMEM. */
-int cachepin_plan_keep(struct planner *pl);
-int cachepin_plan_density(struct planner *pl);
-int cachepin_plan_colour(struct planner *pl);
-int cachepin_plan_c3(struct planner *pl);
 
 /*
- * plan-heat.c: the hot units not placed yet coloured by heat balancing,
- * or with REF by the reference rule.  0 or -ENOMEM.
+ * The methods (struct plan_method's place): plan-search.c the search
+ * (the heat colouring, local search on the simulation, repair: its
+ * moves counted into PLAN); plan-heat.c the heat colouring (the better
+ * on the search string of the heat and the reference rule, its set
+ * misses simulated: cachepin_plan_sim_all()) and the reference
+ * colouring; plan-greedy.c the greedy colouring; plan-cand.c the other
+ * candidates.  0 or -ENOMEM.
  */
-int cachepin_plan_colour_heat(struct planner *pl, bool ref);
-/*
- * plan-heat.c: the better on the search string of the two colourings,
- * its set misses simulated (cachepin_plan_sim_all()).  0 or -ENOMEM.
- */
-int cachepin_plan_heat(struct planner *pl);
+int cachepin_plan_search(struct planner *pl, const struct method_args *a,
+			 struct cachepin_plan *plan);
+int cachepin_plan_heat(struct planner *pl, const struct method_args *a,
+		       struct cachepin_plan *plan);
+int cachepin_plan_reference(struct planner *pl, const struct method_args *a,
+			    struct cachepin_plan *plan);
+int cachepin_plan_greedy(struct planner *pl, const struct method_args *a,
+			 struct cachepin_plan *plan);
+int cachepin_plan_keep(struct planner *pl, const struct method_args *a,
+		       struct cachepin_plan *plan);
+int cachepin_plan_density(struct planner *pl, const struct method_args *a,
+			  struct cachepin_plan *plan);
+int cachepin_plan_colour(struct planner *pl, const struct method_args *a,
+			 struct cachepin_plan *plan);
+int cachepin_plan_c3(struct planner *pl, const struct method_args *a,
+		     struct cachepin_plan *plan);
 
 /* plan-setup.c: the block alignment for OPTS' geometries, their largest way span. */
 uint64_t cachepin_plan_block_align(const struct cachepin_plan_opts *o);
@@ -221,8 +255,12 @@ uint64_t cachepin_plan_block_align(const struct cachepin_plan_opts *o);
 /* plan-fill.c: the bytes of the cold units the fill may put in gaps. */
 uint64_t cachepin_plan_fillable(const struct planner *pl);
 
-/* plan-fill.c: the units of PLAN in block order, the gaps filled.  0 or -ENOMEM. */
-int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan);
+/*
+ * plan-fill.c: the units of PLAN in block order, the gaps filled (with
+ * IN_PLACE, the cold units linked before a hot unit at their linked
+ * distance from it).  0 or -ENOMEM.
+ */
+int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan, bool in_place);
 
 /*
  * plan-keep.c: the hot units of opts.prev that still fit their slots

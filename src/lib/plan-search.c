@@ -24,6 +24,19 @@
  */
 #define HEADROOM_EXACT 0.002
 
+/* The search's own state: its random numbers and its progress. */
+struct search {
+	struct planner *pl;
+	struct cachepin_plan *plan;	/* the moves are counted there */
+	struct plan_progress *prog;	/* may be NULL */
+	uint64_t rng;
+};
+
+static uint64_t rnd(struct search *s)
+{
+	return cachepin_xorshift64(&s->rng);
+}
+
 static double full_f(uint32_t cnt, double rate, uint32_t ways)
 {
 	return cnt >= ways ? rate : 0;
@@ -110,9 +123,10 @@ static int sim_touched(struct planner *pl, double *delta)
  * proxy's counts) if it lowers the objective (or, with TEMP, by the
  * annealing rule); otherwise puts everything back.
  */
-static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double temp,
+static int try_move(struct search *s, struct hunit *h, uint64_t newoff, double temp,
 		    bool *taken)
 {
+	struct planner *pl = s->pl;
 	uint64_t oldoff = (uint64_t)h->off;
 	double delta = 0;
 	size_t gi;
@@ -136,7 +150,7 @@ static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double
 	if ((err = cachepin_plan_place(pl, h, newoff)) || (err = sim_touched(pl, &delta)))
 		return err;
 	if (delta < 0 ||
-	    (temp > 0 && delta > 0 && (double)(rnd(pl) % 1000000) / 1e6 < exp(-delta / temp))) {
+	    (temp > 0 && delta > 0 && (double)(rnd(s) % 1000000) / 1e6 < exp(-delta / temp))) {
 		for (gi = 0; gi < pl->nr_geo; gi++) {
 			struct geo *g = &pl->geo[gi];
 
@@ -157,9 +171,10 @@ static int try_move(struct planner *pl, struct hunit *h, uint64_t newoff, double
  * of moving H to SLOT.  Only moves that do not add pressure (and a few
  * that do, early on) are worth simulating.
  */
-static bool worth_simulating(struct planner *pl, const struct hunit *h, uint64_t slot,
+static bool worth_simulating(struct search *s, const struct hunit *h, uint64_t slot,
 			     unsigned int it_no, unsigned int iters)
 {
+	struct planner *pl = s->pl;
 	uint64_t off = (uint64_t)h->off;
 	double d;
 
@@ -167,12 +182,14 @@ static bool worth_simulating(struct planner *pl, const struct hunit *h, uint64_t
 	d = cachepin_plan_proxy_cost(pl, h, slot, false, 0) -
 	    cachepin_plan_proxy_cost(pl, h, off, false, 0);
 	cachepin_plan_proxy_cost(pl, h, off, true, +1);
-	return !(d > 0 && (it_no > iters / 4 || rnd(pl) % 8));
+	return !(d > 0 && (it_no > iters / 4 || rnd(s) % 8));
 }
 
 /* Relocate a unit to a free offset, keep what lowers misses. */
-int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan)
+static int local_search(struct search *s)
 {
+	struct planner *pl = s->pl;
+	struct cachepin_plan *plan = s->plan;
 	unsigned int iters = nr_iters(pl), it_no;
 	int err;
 
@@ -185,14 +202,14 @@ int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan)
 		size_t k;
 
 		if (!(it_no % 64))
-			cachepin_plan_progress(pl->prog, (unsigned int)((uint64_t)it_no * 1000 / iters));
+			cachepin_plan_progress(s->prog, (unsigned int)((uint64_t)it_no * 1000 / iters));
 		/* pick a unit: half the time one of the 64 densest */
-		k = (rnd(pl) & 1) && pl->nr_hu > 64 ? rnd(pl) % 64 : rnd(pl) % pl->nr_hu;
+		k = (rnd(s) & 1) && pl->nr_hu > 64 ? rnd(s) % 64 : rnd(s) % pl->nr_hu;
 		h = &pl->hu[k];
 		if (h->frozen)
 			continue;
 		step = phase_step(pl, h);
-		phase = (rnd(pl) % (pl->span_bytes / step)) * step;
+		phase = (rnd(s) % (pl->span_bytes / step)) * step;
 		slot = cachepin_plan_find_slot(pl, h, phase);
 		plan->moves_tried++;
 		if (slot < 0 || (uint64_t)slot == (uint64_t)h->off)
@@ -200,13 +217,13 @@ int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan)
 		/* moves that strand small gaps would cost padding */
 		if (cachepin_plan_slot_waste(pl, (uint64_t)slot, h))
 			continue;
-		if (!worth_simulating(pl, h, (uint64_t)slot, it_no, iters))
+		if (!worth_simulating(s, h, (uint64_t)slot, it_no, iters))
 			continue;
 		/* a little annealing early on: a couple of misses of the target */
 		if (it_no < iters / 4)
 			temp = 2.0 * pl->geo[0].scale * (1.0 - (double)it_no / (iters / 4));
 		plan->moves_simulated++;
-		if ((err = try_move(pl, h, (uint64_t)slot, temp, &taken)))
+		if ((err = try_move(s, h, (uint64_t)slot, temp, &taken)))
 			return err;
 		plan->moves_taken += taken;
 	}
@@ -217,7 +234,7 @@ int cachepin_plan_local_search(struct planner *pl, struct cachepin_plan *plan)
  * A set of G picked in proportion to its misses beyond its cold misses
  * (one per member), or -1 if no set misses more.
  */
-static int64_t missing_set(struct planner *pl, const struct geo *g)
+static int64_t missing_set(struct search *s, const struct geo *g)
 {
 	uint64_t total = 0, pick, acc = 0;
 	uint32_t set;
@@ -226,7 +243,7 @@ static int64_t missing_set(struct planner *pl, const struct geo *g)
 		total += g->set_miss[set] > g->nmem[set] ? g->set_miss[set] - g->nmem[set] : 0;
 	if (!total)
 		return -1;
-	pick = rnd(pl) % total;
+	pick = rnd(s) % total;
 	for (set = 0; set < g->c->sets; set++) {
 		acc += g->set_miss[set] > g->nmem[set] ? g->set_miss[set] - g->nmem[set] : 0;
 		if (acc > pick)
@@ -236,8 +253,9 @@ static int64_t missing_set(struct planner *pl, const struct geo *g)
 }
 
 /* A random hot unit with a line in SET of G, or NULL if only fixed code is there. */
-static struct hunit *hot_member(struct planner *pl, const struct geo *g, uint32_t set)
+static struct hunit *hot_member(struct search *s, const struct geo *g, uint32_t set)
 {
+	struct planner *pl = s->pl;
 	uint32_t nh = 0, j;
 	uint64_t pick;
 
@@ -246,7 +264,7 @@ static struct hunit *hot_member(struct planner *pl, const struct geo *g, uint32_
 			nh++;
 	if (!nh)
 		return NULL;
-	pick = rnd(pl) % nh;
+	pick = rnd(s) % nh;
 	for (j = 0; j < g->nmem[set]; j++)
 		if (pl->it[g->members[set][j]].hunit >= 0 && !pick--)
 			return &pl->hu[pl->it[g->members[set][j]].hunit];
@@ -285,8 +303,10 @@ static void best_slots(struct planner *pl, const struct hunit *h, uint64_t best_
  * proportion), and move one of their hot units to the offsets with the
  * least added pressure; keep what the simulation approves.
  */
-int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan)
+static int repair(struct search *s)
 {
+	struct planner *pl = s->pl;
+	struct cachepin_plan *plan = s->plan;
 	unsigned int iters = nr_iters(pl), it_no;
 	int err;
 
@@ -294,13 +314,13 @@ int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan)
 		const struct geo *g = &pl->geo[it_no % pl->nr_geo];
 		uint64_t best_off[3] = { 0 };
 		double best_cost[3] = { INFINITY, INFINITY, INFINITY };
-		int64_t set = missing_set(pl, g);
+		int64_t set = missing_set(s, g);
 		struct hunit *h;
 		uint32_t j;
 
 		if (set < 0)
 			break;
-		h = hot_member(pl, g, (uint32_t)set);
+		h = hot_member(s, g, (uint32_t)set);
 		if (!h || h->frozen)
 			continue;
 		best_slots(pl, h, best_off, best_cost);
@@ -310,7 +330,7 @@ int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan)
 			if (best_off[j] == (uint64_t)h->off)
 				continue;
 			plan->moves_simulated++;
-			if ((err = try_move(pl, h, best_off[j], 0, &taken)))
+			if ((err = try_move(s, h, best_off[j], 0, &taken)))
 				return err;
 			if (taken) {
 				plan->moves_taken++;
@@ -318,5 +338,28 @@ int cachepin_plan_repair(struct planner *pl, struct cachepin_plan *plan)
 			}
 		}
 	}
+	return 0;
+}
+
+/*
+ * The search: the heat colouring of the units not kept, with the exact
+ * misses of its layout; local search; repair of the sets that still miss.
+ */
+int cachepin_plan_search(struct planner *pl, const struct method_args *a,
+			 struct cachepin_plan *plan)
+{
+	struct search s = { pl, plan, a->prog, a->seed ? a->seed : 0x2545f4914f6cdd1dULL };
+	size_t k;
+	int err;
+
+	if ((err = cachepin_plan_heat(pl, a, plan)))
+		return err;
+	for (k = 0; k < pl->nr_hu; k++)
+		if (!pl->hu[k].frozen)
+			cachepin_plan_proxy_cost(pl, &pl->hu[k], (uint64_t)pl->hu[k].off, true, +1);
+	plan->search_before = cachepin_plan_total_miss(&pl->geo[0]);
+	if ((err = local_search(&s)) || (err = repair(&s)))
+		return err;
+	plan->search_after = cachepin_plan_total_miss(&pl->geo[0]);
 	return 0;
 }

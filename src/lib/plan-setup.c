@@ -194,11 +194,12 @@ static uint64_t smallest_cache(const struct planner *pl)
 	return smallest;
 }
 
-static uint64_t fitting_growth(const struct planner *pl)
+static uint64_t fitting_growth(const struct planner *pl, bool room)
 {
 	uint64_t g = pl->o->growth, smallest = smallest_cache(pl);
-	if (pl->method == CACHEPIN_PLAN_REFERENCE)
-		return 0;	/* no growth room there */
+
+	if (!room)
+		return 0;
 	if (!g || packed_bytes(pl, 0) > smallest)
 		return g;
 	while (g && packed_bytes(pl, g) > smallest)
@@ -208,10 +209,10 @@ static uint64_t fitting_growth(const struct planner *pl)
 
 /*
  * The hot units to place, densest first (at most max_hot of them), into
- * pl->hu and UNIT_HU; the block base and the room it starts with.
- * 0, -ENOENT after logging, or -ENOMEM.
+ * pl->hu and UNIT_HU; the block base and the room it starts with, with
+ * ROOM each unit's room for growth.  0, -ENOENT after logging, or -ENOMEM.
  */
-static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *unit_hu)
+static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *unit_hu, bool room)
 {
 	const struct cachepin_plan_opts *o = pl->o;
 	uint64_t hot_bytes = 0, lowest = UINT64_MAX, packed;
@@ -232,7 +233,7 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 		pl->nr_hu = o->max_hot;
 	for (i = 0; i < pl->bin->nr_units; i++)
 		unit_hu[i] = -1;
-	plan->growth = pl->growth = fitting_growth(pl);
+	plan->growth = pl->growth = fitting_growth(pl, room);
 	for (i = 0; i < pl->nr_hu; i++) {
 		struct hunit *h = &pl->hu[i];
 
@@ -438,7 +439,7 @@ static int setup_tables(struct planner *pl, uint32_t maxways)
 	return 0;
 }
 
-int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan)
+int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan, bool room)
 {
 	const struct cachepin_model *m = pl->m;
 	int32_t *unit_hu = NULL;
@@ -451,7 +452,7 @@ int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan)
 	unit_hu = malloc((pl->bin->nr_units + 1) * sizeof(*unit_hu));
 	if (!unit_hu)
 		return -ENOMEM;
-	if ((err = setup_hot(pl, plan, unit_hu)))
+	if ((err = setup_hot(pl, plan, unit_hu, room)))
 		goto out;
 	L = L < SEARCH_REFS_MIN ? SEARCH_REFS_MIN : L > SEARCH_REFS_MAX ? SEARCH_REFS_MAX : L;
 	refs = cachepin_model__string(m, L, &nrefs);

@@ -10,55 +10,44 @@
  */
 #include "plan-int.h"
 
-static const char *const method_names[CACHEPIN_PLAN_NR_METHODS] = {
-	[CACHEPIN_PLAN_SEARCH] = "search", [CACHEPIN_PLAN_GREEDY] = "greedy",
-	[CACHEPIN_PLAN_COLOUR] = "colour", [CACHEPIN_PLAN_DENSITY] = "density",
-	[CACHEPIN_PLAN_C3] = "c3", [CACHEPIN_PLAN_KEEP] = "keep",
-	[CACHEPIN_PLAN_HEAT] = "heat", [CACHEPIN_PLAN_REFERENCE] = "reference",
+/*
+ * The methods.  The candidates by default: the search (the heat
+ * colouring improved on the model's simulation), the heat colouring
+ * alone, density, C3 and the link's sets kept (why: DEFAULT_METHODS).
+ */
+static const struct plan_method method_table[CACHEPIN_PLAN_NR_METHODS] = {
+	[CACHEPIN_PLAN_SEARCH] = { "search", METHOD_DEFAULT | METHOD_COLOURS | METHOD_SEEDED,
+				   cachepin_plan_search },
+	[CACHEPIN_PLAN_GREEDY] = { "greedy", 0, cachepin_plan_greedy },
+	[CACHEPIN_PLAN_COLOUR] = { "colour", METHOD_COLOURS | METHOD_RULES, cachepin_plan_colour },
+	[CACHEPIN_PLAN_DENSITY] = { "density", METHOD_DEFAULT, cachepin_plan_density },
+	[CACHEPIN_PLAN_C3] = { "c3", METHOD_DEFAULT, cachepin_plan_c3 },
+	[CACHEPIN_PLAN_KEEP] = { "keep", METHOD_DEFAULT | METHOD_IN_PLACE, cachepin_plan_keep },
+	[CACHEPIN_PLAN_HEAT] = { "heat", METHOD_DEFAULT | METHOD_COLOURS, cachepin_plan_heat },
+	[CACHEPIN_PLAN_REFERENCE] = { "reference", METHOD_COLOURS | METHOD_BARE,
+				      cachepin_plan_reference },
 };
+
+static bool has(enum cachepin_plan_method m, unsigned int flags)
+{
+	return (method_table[m].flags & flags) == flags;
+}
 
 const char *cachepin_plan__method_name(enum cachepin_plan_method m)
 {
-	return (unsigned int)m < CACHEPIN_PLAN_NR_METHODS ? method_names[m] : NULL;
+	return (unsigned int)m < CACHEPIN_PLAN_NR_METHODS ? method_table[m].name : NULL;
 }
 
-/* The offsets of METHOD for the set-up planner PL, search counted into PLAN. */
-static int plan_method(struct planner *pl, enum cachepin_plan_method method,
-		       struct cachepin_plan *plan)
+/* The methods of FLAGS (all of them if 0) as a mask of 1 << method. */
+static unsigned int methods_with(unsigned int flags)
 {
-	size_t k;
-	int err;
+	unsigned int mask = 0;
+	int k;
 
-	switch (method) {
-	case CACHEPIN_PLAN_KEEP:
-		return cachepin_plan_keep(pl);
-	case CACHEPIN_PLAN_DENSITY:
-		return cachepin_plan_density(pl);
-	case CACHEPIN_PLAN_C3:
-		return cachepin_plan_c3(pl);
-	case CACHEPIN_PLAN_COLOUR:
-		return cachepin_plan_colour(pl);
-	case CACHEPIN_PLAN_GREEDY:
-		return cachepin_plan_greedy(pl);
-	case CACHEPIN_PLAN_HEAT:
-		return cachepin_plan_heat(pl);
-	case CACHEPIN_PLAN_REFERENCE:
-		return cachepin_plan_colour_heat(pl, true);
-	default:
-		break;
-	}
-	/* 1. the heat colouring of the units not kept, with the exact misses of its layout */
-	if ((err = cachepin_plan_heat(pl)))
-		return err;
-	for (k = 0; k < pl->nr_hu; k++)
-		if (!pl->hu[k].frozen)
-			cachepin_plan_proxy_cost(pl, &pl->hu[k], (uint64_t)pl->hu[k].off, true, +1);
-	plan->search_before = cachepin_plan_total_miss(&pl->geo[0]);
-	/* 2. local search, 3. repair of the sets that still miss */
-	if ((err = cachepin_plan_local_search(pl, plan)) || (err = cachepin_plan_repair(pl, plan)))
-		return err;
-	plan->search_after = cachepin_plan_total_miss(&pl->geo[0]);
-	return 0;
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
+		if (has((enum cachepin_plan_method)k, flags))
+			mask |= 1u << k;
+	return mask;
 }
 
 static int score_layout(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
@@ -81,8 +70,7 @@ static int variant_link(const struct cachepin_model *m, const struct cachepin_pl
 			enum cachepin_plan_method method, uint64_t *link, const uint64_t **out)
 {
 	*out = NULL;
-	if ((method != CACHEPIN_PLAN_COLOUR && method != CACHEPIN_PLAN_HEAT &&
-	     method != CACHEPIN_PLAN_SEARCH && method != CACHEPIN_PLAN_REFERENCE) || o->nr_caches < 2)
+	if (!has(method, METHOD_COLOURS) || o->nr_caches < 2)
 		return 0;
 	*out = link;
 	return score_layout(m, o, NULL, link, NULL, NULL, NULL);
@@ -98,12 +86,13 @@ static int variant_link(const struct cachepin_model *m, const struct cachepin_pl
  * for both 134,290 and 18,834 misses, for 64 KiB alone 128,468 and
  * 13,218), so the held-out halves choose.
  */
-static void geo_weights(struct planner *pl, const struct variant *v)
+static void geo_weights(struct colour_rule *rule, const struct cachepin_plan_opts *o,
+			const struct variant *v)
 {
 	size_t i;
 
-	for (i = 0; i < pl->o->nr_caches; i++)
-		pl->weight[i] = !v->link ? 1 :
+	for (i = 0; i < o->nr_caches; i++)
+		rule->weight[i] = !v->link ? 1 :
 				(v->focus < 0 || (size_t)v->focus == i ? 1.0 : 0.0) /
 				(double)(v->link[i] ? v->link[i] : 1);
 }
@@ -123,19 +112,19 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 		      enum cachepin_plan_method method, const struct variant *v, uint64_t seed,
 		      struct cachepin_plan *plan, struct plan_progress *pg)
 {
-	struct planner pl = { .prog = pg, .m = m, .bin = m->bin, .o = o, .method = method };
+	struct planner pl = { .m = m, .bin = m->bin, .o = o };
+	struct method_args a = { .rule.ever = v->ever, .seed = seed, .prog = pg };
 	int err;
 
 	pg->cur = cachepin_plan_weight(o, method);
 	cachepin_plan_progress(pg, 0);
 	memset(plan, 0, sizeof(*plan));
-	pl.rng = seed ? seed : 0x2545f4914f6cdd1dULL;
-	pl.colour_ever = v->ever;
-	geo_weights(&pl, v);
-	if (!(err = cachepin_plan_setup(&pl, plan)) && (!o->prev || !(err = cachepin_plan_keep_prev(&pl, plan))) &&
-	    !(err = plan_method(&pl, method, plan)))
-		/* 4. emit order, cold fill, padding */
-		err = cachepin_plan_fill(&pl, plan);
+	geo_weights(&a.rule, o, v);
+	if (!(err = cachepin_plan_setup(&pl, plan, !has(method, METHOD_BARE))) &&
+	    (!o->prev || !(err = cachepin_plan_keep_prev(&pl, plan))) &&
+	    !(err = method_table[method].place(&pl, &a, plan)))
+		/* emit order, cold fill, padding */
+		err = cachepin_plan_fill(&pl, plan, has(method, METHOD_IN_PLACE));
 	/* a block that grew past the tail's start pushes it by whole block alignments */
 	if (!err && plan->tail_to && plan->base + plan->size > plan->tail_from + plan->tail_shift)
 		plan->tail_shift += align_up(plan->base + plan->size - plan->tail_from - plan->tail_shift,
@@ -308,7 +297,7 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 			return err;
 		}
 		/* the link's own sets pay what the link had between them */
-		if (!err && method != CACHEPIN_PLAN_KEEP && p.pad - p.pad_growth > p.pad_budget)
+		if (!err && !has(method, METHOD_IN_PLACE) && p.pad - p.pad_growth > p.pad_budget)
 			cd->over_pad = true;
 		if (!err) {
 			int roomy = every_line_fits(o->folds[f][0], o, &p);
@@ -357,8 +346,8 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
 		      struct cachepin_plan *plan, struct plan_progress *pg)
 {
 	struct cachepin_plan_cand *cd = &plan->cands[method], c;
-	bool colour = method == CACHEPIN_PLAN_COLOUR;
-	int last = colour && o->nr_caches > 1 ? (int)o->nr_caches - 1 : -1;
+	bool rules = has(method, METHOD_RULES);
+	int last = rules && o->nr_caches > 1 ? (int)o->nr_caches - 1 : -1;
 	uint64_t lm[2][CACHEPIN_PLAN_MAX_GEO];
 	const uint64_t *link[2];
 	struct variant v = { 0 };
@@ -369,7 +358,7 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
 	for (f = 0; f < o->nr_folds; f++)
 		if ((err = variant_link(o->folds[f][0], o, method, lm[f], &link[f])))
 			return err;
-	for (rule = 0; rule <= colour; rule++)
+	for (rule = 0; rule <= rules; rule++)
 		for (v.focus = -1; v.focus <= last; v.focus++) {
 			v.ever = rule;
 			if ((err = try_variant(o, method, &v, link, plan, &c, pg)))
@@ -398,8 +387,7 @@ static int try_method(const struct cachepin_plan_opts *o, enum cachepin_plan_met
  * colouring of the hot-line count (colour), the greedy colouring and
  * the reference colouring are there when asked for.
  */
-#define DEFAULT_METHODS ((1u << CACHEPIN_PLAN_NR_METHODS) - 1 - (1u << CACHEPIN_PLAN_GREEDY) - \
-			 (1u << CACHEPIN_PLAN_COLOUR) - (1u << CACHEPIN_PLAN_REFERENCE))
+#define DEFAULT_METHODS methods_with(METHOD_DEFAULT)
 
 /* Is K a candidate asked for and tried that moves code (keep is the link)? */
 static bool in_race(const struct cachepin_plan *plan, unsigned int methods, int k)
@@ -542,7 +530,7 @@ static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_pla
 		if (!(methods & (1u << k)))
 			continue;
 		snprintf(pg->label, sizeof(pg->label), "candidate %u of %u (%s)", ++cand, nr_cands,
-			 method_names[k]);
+			 method_table[k].name);
 		if ((err = try_method(o, (enum cachepin_plan_method)k, plan, pg)))
 			return err;
 	}
@@ -565,8 +553,9 @@ static uint64_t plan_work(const struct cachepin_plan_opts *o, unsigned int metho
 		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
 			if (methods & (1u << k))
 				n += o->nr_folds * cachepin_plan_weight(o, (enum cachepin_plan_method)k) *
-				     (k != CACHEPIN_PLAN_COLOUR ? 1 : 2 * (o->nr_caches > 1 ? o->nr_caches + 1 : 1));
-	if (methods & (1u << CACHEPIN_PLAN_SEARCH))
+				     (!has((enum cachepin_plan_method)k, METHOD_RULES) ? 1 :
+				      2 * (o->nr_caches > 1 ? o->nr_caches + 1 : 1));
+	if (methods & methods_with(METHOD_SEEDED))
 		return n + restarts * cachepin_plan_weight(o, CACHEPIN_PLAN_SEARCH);
 	return n + 1;
 }
@@ -600,7 +589,7 @@ again:
 		var = (struct variant){ choice.cands[method].focus, choice.cands[method].ever, NULL };
 	if ((err = variant_link(m, o, method, link, &var.link)))
 		return err;
-	if (method != CACHEPIN_PLAN_SEARCH)
+	if (!has(method, METHOD_SEEDED))
 		runs = 1;	/* the others do not depend on the seed */
 	/*
 	 * Do no harm: the link itself, when keeping its sets is worse than
@@ -624,7 +613,7 @@ again:
 		double v;
 
 		snprintf(pg.label, sizeof(pg.label), runs > 1 ? "%s on the whole profile, run %u of %u" :
-			 "%s on the whole profile", method_names[method], run + 1, runs);
+			 "%s on the whole profile", method_table[method].name, run + 1, runs);
 		if ((err = plan_build(m, o, method, &var, o->seed + run, &cand, &pg)))
 			goto fail;
 		if ((err = score_layout(m, o, &cand, miss, NULL, NULL, &v))) {
