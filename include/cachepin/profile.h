@@ -189,6 +189,7 @@ struct cachepin_load_opts {
 	const char *const *objects;	/* objects and archives: static call graph */
 	size_t nr_objects;
 	const struct cachepin_objects *objs;	/* those objects loaded already, or NULL */
+	bool keep_idle;		/* a kernel's idle loop stays heat (see struct cachepin_load) */
 };
 
 /* A profile loaded and matched against a binary. */
@@ -200,6 +201,14 @@ struct cachepin_load {
 	size_t nr_matched;	/* profile functions found in the binary */
 	double weight;		/* self weight of all profile functions */
 	double unmatched_weight;	/* of those not found */
+	/*
+	 * A kernel's samples that measure waiting, not fetches: those of a
+	 * time event (cpu-clock, cycles) in the idle loop's functions
+	 * (cachepin_kernel_idle()).  Unless opts.keep_idle, their weight
+	 * and the call edges into and out of those functions are taken out
+	 * of the profile, and it is said how much.
+	 */
+	double idle_weight;
 };
 
 /*

@@ -106,6 +106,41 @@ static const struct {
 	{ ".fini", "init/fini code" },
 };
 
+/*
+ * The idle entries: where a CPU waits for an interrupt (WFI, wait, hlt,
+ * mwait, a poll loop) or where the wait returns to and the interrupt
+ * that ends it is taken (ARM's arch_cpu_idle enables interrupts after
+ * cpu_do_idle's WFI, so the timer's samples land there).
+ */
+static const char *const idle_funcs[] = {
+	"arch_cpu_idle", "cpu_idle_poll", "default_idle_call", "default_idle",
+	"arch_safe_halt", "native_safe_halt", "cpu_do_idle", "cpu_v7_do_idle",
+	"r4k_wait", "r4k_wait_irqoff", "__r4k_wait", "rm7k_wait_irqoff", "au1k_wait",
+	"mwait_idle", "intel_idle", "acpi_idle_do_entry", "acpi_safe_halt", "poll_idle",
+};
+
+bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachepin_func *f)
+{
+	const char *sec;
+	size_t i;
+
+	if (!cachepin_binary__is_kernel(bin))
+		return false;
+	sec = f->unit >= 0 ? bin->units[f->unit].section : NULL;
+	if (sec && !strcmp(sec, ".cpuidle.text"))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(idle_funcs); i++)
+		if (!strcmp(f->name, idle_funcs[i]))
+			return true;
+	/* the processors' idle entries of arch/arm/mm/proc-*.S */
+	return !strncmp(f->name, "cpu_", 4) && ends_with(f->name, "_do_idle");
+}
+
+bool cachepin_event_is_time(const char *event)
+{
+	return !event || (strncmp(event, "instructions", 12) && strncmp(event, "inst_retired", 12));
+}
+
 bool cachepin_kernel_after_text(const char *section)
 {
 	static const char *const after[] = {

@@ -49,6 +49,22 @@ const char *cachepin_kernel_fixed_why(uint16_t machine, const char *section,
  */
 bool cachepin_kernel_after_text(const char *section);
 
+/*
+ * Does F, a function of the kernel BIN, wait rather than run: the idle
+ * loop's code where a sample measures time spent waiting for an
+ * interrupt, not fetches (the .cpuidle.text section, and the idle
+ * entries of the architectures that a WFI, wait or hlt returns to)?
+ * False for every function of a binary that is not a kernel.
+ */
+bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachepin_func *f);
+
+/*
+ * Does a sample of EVENT (perf's name; NULL if unknown) stand for time
+ * (cpu-clock, task-clock, cycles, and any event not known to count
+ * instructions) rather than for executed instructions?
+ */
+bool cachepin_event_is_time(const char *event);
+
 /* ---- kernel DSO names (perf script, perf report, perf.data) ---- */
 
 enum cachepin_kernel_dso {

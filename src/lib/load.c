@@ -23,6 +23,7 @@
 #include <uthash.h>
 #include "profile-int.h"
 #include "internal.h"
+#include "kernel.h"
 #include "perf-format.h"
 
 #define WHERE_SHOWN 3	/* mappings named when no sample matched */
@@ -618,6 +619,63 @@ static int add_objects(struct cachepin_profile *p, const struct cachepin_binary 
 	return err;
 }
 
+/*
+ * A kernel's samples of a time event in its idle loop measure waiting,
+ * not fetches (80 % of the router lab's perf window, on the line where
+ * arch_cpu_idle takes the interrupt that ends a WFI): their weight out
+ * of the profile, with the call edges into and out of the idle
+ * functions (an interrupt taken there, the idle loop's calls), and said.
+ * 0 or -ENOMEM.
+ */
+static int idle_out(struct cachepin_load *l, const char *path, const struct cachepin_binary *bin)
+{
+	struct cachepin_profile *p = l->profile;
+	double all = 0, top = 0;
+	const char *top_name = NULL;
+	size_t i, k, n = 0, nidle = 0;
+	bool *idle;
+
+	if (!cachepin_event_is_time(p->event) || !cachepin_binary__is_kernel(bin))
+		return 0;
+	idle = calloc(p->nr_funcs + 1, sizeof(*idle));
+	if (!idle)
+		return -ENOMEM;
+	for (i = 0; i < p->nr_funcs; i++) {
+		struct cachepin_pfunc *f = &p->funcs[i];
+
+		all += f->weight;
+		if (l->map[i] < 0 || !cachepin_kernel_idle(bin, &bin->funcs[l->map[i]]))
+			continue;
+		idle[i] = true;
+		nidle += f->weight > 0;
+		l->idle_weight += f->weight;
+		if (f->weight > top) {
+			top = f->weight;
+			top_name = f->name;
+		}
+		f->weight = 0;
+		for (k = 0; k < f->nr_grans; k++) {
+			f->grans[k].weight = 0;
+			memset(f->grans[k].slice, 0, sizeof(f->grans[k].slice));
+		}
+	}
+	for (i = 0; i < p->nr_edges; i++)
+		if (!idle[p->edges[i].caller] && !idle[p->edges[i].callee])
+			p->edges[n++] = p->edges[i];
+	p->nr_edges = n;
+	free(idle);
+	if (l->idle_weight > 0 && all > 0) {
+		double share = 100.0 * l->idle_weight / all;
+
+		cachepin_pr(share >= 1 ? CACHEPIN_WARN : CACHEPIN_INFO,
+			    "'%s': %.1f %% of the samples wait in the idle loop (%s%s), not fetch code: they are not heat\n",
+			    path, share, top_name, nidle > 1 ? " and more" : "");
+		if (share >= 1)
+			cachepin_pr(CACHEPIN_WARN, "hint: --keep-idle counts them as heat\n");
+	}
+	return 0;
+}
+
 int cachepin_profile__load(struct cachepin_load *l, const char *path,
 			   struct cachepin_binary *bin, const struct cachepin_load_opts *opts)
 {
@@ -646,6 +704,10 @@ int cachepin_profile__load(struct cachepin_load *l, const char *path,
 	err = add_objects(l->profile, bin, o);
 	if (err || (!l->map && match(l, bin)))
 		goto fail;
+	if (!o->keep_idle && (err = idle_out(l, path, bin))) {
+		errno = -err;
+		goto fail;
+	}
 	return 0;
 fail:
 	err = errno && errno != EINTR ? -errno : -EINVAL;

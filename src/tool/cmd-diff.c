@@ -26,6 +26,7 @@ const struct tool_opt diff_opts[] = {
 	{ "svg", 0, "FILE", "draw the sets' pressure of both builds into FILE (SVG; the first geometry)", OPT_SVG },
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 },
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 },
+	TOOL_IDLE_OPT,
 	{ NULL }
 };
 

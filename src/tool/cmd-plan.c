@@ -39,6 +39,7 @@ const struct tool_opt plan_opts[] = {
 	{ "max-hot", 0, "N", "place at most the N densest hot units (default 4000); the rest stay", OPT_MAXHOT },
 	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
 	TOOL_INPUT_OPTS,
+	TOOL_IDLE_OPT,
 	{ NULL }
 };
 

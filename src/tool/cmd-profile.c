@@ -85,6 +85,8 @@ int cmd_profile(int argc, char **argv)
 	bin = tool_open_binary(&a.in);
 	if (!bin)
 		return 1;
+	/* the profile keeps every sample: score and plan leave the idle loop out */
+	a.in.keep_idle = true;
 	for (i = first + 1; i < argc; i++) {
 		struct cachepin_load l;
 

@@ -25,6 +25,7 @@ const struct tool_opt score_opts[] = {
 	{ "output", 'o', "FILE", "write the report to FILE (default: standard output)", OPT_OUTPUT },
 	{ "svg", 0, "FILE", "draw the sets' pressure into FILE (SVG, a panel per geometry)", OPT_SVG },
 	TOOL_INPUT_OPTS,
+	TOOL_IDLE_OPT,
 	{ NULL }
 };
 

@@ -28,6 +28,7 @@ const struct tool_opt whatif_opts[] = {
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
 	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", OPT_SVG },
 	TOOL_INPUT_OPTS,
+	TOOL_IDLE_OPT,
 	{ NULL }
 };
 

@@ -39,6 +39,9 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 		return 0;
 	case 1004:
 		return push(&in->fixed, &in->nr_fixed, arg) ? 1 : 0;
+	case 1006:
+		in->keep_idle = true;
+		return 0;
 	case 1005: {
 		char *end;
 
@@ -168,6 +171,7 @@ int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const
 	struct cachepin_load_opts o = {
 		.kernel = in->mode == 1, .period = in->period,
 		.objects = in->objects, .nr_objects = in->nr_objects, .objs = in->objs,
+		.keep_idle = in->keep_idle,
 	};
 
 	return cachepin_profile__load(l, path, bin, &o) ? 1 : 0;

@@ -71,6 +71,7 @@ struct tool_inputs {
 	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
 	uint64_t ebase;		/* --ebase (32-bit MIPS kernels) */
 	bool has_ebase;
+	bool keep_idle;		/* --keep-idle */
 };
 
 #define TOOL_INPUT_OPTS \
@@ -80,6 +81,10 @@ struct tool_inputs {
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 }, \
 	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }, \
 	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }
+
+/* For the commands that model a profile (the profile command keeps every sample). */
+#define TOOL_IDLE_OPT \
+	{ "keep-idle", 0, NULL, "a kernel's idle loop is heat too (default: its samples of a time event wait, left out)", 1006 }
 
 #define TOOL_CACHE_OPT \
 	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several (default: the recording machine's L1I from perf.data, else cortex-a9-32k)", 'c' }
