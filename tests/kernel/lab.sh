@@ -38,8 +38,9 @@
 #              align32, planned), and of the stock and after runs' traces
 #              remapped onto every layout (stock, align32, both plans:
 #              cachepin simulate --relink), each plan's alignment file
-#              laid out on the stock kernel without a link (--layout);
-#              cachepin score
+#              laid out on the stock kernel without a link (--layout),
+#              and on the after run's kernel beside the reference
+#              colouring of each profile; cachepin score
 #   stability  an unrelated commit on both trees: which hot functions move
 #              and what the model says of it (cachepin diff)
 #   growth     a commit that grows a hot function (nf_conntrack_tcp_packet)
@@ -672,6 +673,22 @@ stage_simulate() {
 			sim_facts "sim_before_layout_$l" "$out"
 			change_facts "sim_change_before_layout_$l" "sim_before_layout_$l" "sim_before_on_stock"
 		done
+	done
+	# and the four on the after run's trace, each laid out the same way
+	# on that run's kernel: a run neither profile came from, one
+	# simulator for the plans and the reference colourings alike
+	for l in perf trace reference_perf reference_trace; do
+		case $l in
+		reference_*) al=$W/reference-${l#reference_}.align ;;
+		*) al=$W/plan-$l/text-layout.align ;;
+		esac
+		out=$W/sim-after-layout-$l.txt
+		simulate "$W/run-after/trace.log" "$W/run-after/vmlinux" -m "$W/run-after/vmlinux.map" \
+			--layout "$al" > "$out" 2> "$out.err" ||
+			{ cat "$out.err" >&2; die "cachepin simulate --layout '$al' failed on the after run"; }
+		cat "$out.err" "$out" >&2
+		sim_facts "sim_after_layout_$l" "$out"
+		change_facts "sim_change_after_layout_$l" "sim_after_layout_$l" "sim_after_on_stock"
 	done
 	for r in before after; do
 		for p in perf trace; do
