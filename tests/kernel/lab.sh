@@ -22,7 +22,9 @@
 #   initrd     busybox, iproute2, iptables, perf (Debian armhf) + /init
 #   before     boot the router and the hosts guests on the stock layout:
 #              NAT check, traced window, perf window
-#   profile    cachepin profiles of the perf recording and of the trace
+#   profile    cachepin profiles of the perf recording and of the trace, and
+#              of every N-th instruction of the trace, as many samples as
+#              the perf window has
 #   hook       cachepin-kbuild on o-arm-hook: build, plan, relink, check
 #   after      boot again on the planned layout: NAT check, traced window
 #   replan     the plan of the other profile (trace if PLAN_FROM=perf, and
@@ -409,7 +411,20 @@ stage_profile() {
 		{ cat "$W/profile/trace.log" >&2; die "cachepin profile of the QEMU trace failed"; }
 	fact profile_trace_s $(( $(now) - t0 ))
 	fact trace_bytes "$(stat -c %s "$W/run-before/trace.log")"
-	cat "$W/profile/perf.log" "$W/profile/trace.log" >&2
+	# samples of the traced window itself, every N-th executed
+	# instruction, as many as the perf window has in the kernel: what
+	# sampling at that count gives when each sample stands for a fetch
+	ns=$(awk '$1 == "samples" { print $3 }' "$W/profile/perf.profile")
+	ni=$(awk '$1 == "samples" { print $2 }' "$W/profile/trace.profile")
+	every=$(( ni / (ns > 0 ? ns : 1) ))
+	[ "$every" -ge 1 ] || every=1
+	"$CACHEPIN" profile --period "$every" -m "$B/vmlinux.map" -o "$W/profile/every.profile" \
+		"$B/vmlinux" "$B/trace.log" 2> "$W/profile/every.log" ||
+		{ cat "$W/profile/every.log" >&2; die "cachepin profile --period $every of the QEMU trace failed"; }
+	fact perf_samples "$ns"
+	fact every_period "$every"
+	fact every_samples "$(awk '$1 == "samples" { print $3 }' "$W/profile/every.profile")"
+	cat "$W/profile/perf.log" "$W/profile/trace.log" "$W/profile/every.log" >&2
 }
 
 stage_hook() {
@@ -690,6 +705,20 @@ stage_simulate() {
 		sim_facts "sim_after_layout_$l" "$out"
 		change_facts "sim_change_after_layout_$l" "sim_after_layout_$l" "sim_after_on_stock"
 	done
+	# the plan from samples of the trace at the perf window's count,
+	# laid out the same way; and the share of the perf window's samples
+	# that wait in the idle loop (the plans leave them out)
+	"$CACHEPIN" plan -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-every.lds" \
+		"$W/run-before/vmlinux" "$W/profile/every.profile" 2> "$W/plan-every.err" ||
+		{ cat "$W/plan-every.err" >&2; die "cachepin plan from '$W/profile/every.profile' failed"; }
+	out=$W/sim-after-layout-every.txt
+	simulate "$W/run-after/trace.log" "$W/run-after/vmlinux" -m "$W/run-after/vmlinux.map" \
+		--layout "$W/plan-every.align" > "$out" 2> "$out.err" ||
+		{ cat "$out.err" >&2; die "cachepin simulate --layout of the sampled trace's plan failed"; }
+	sim_facts sim_after_layout_every "$out"
+	change_facts sim_change_after_layout_every sim_after_layout_every sim_after_on_stock
+	fact perf_idle_share "$(sed -n 's/.*: \([0-9.]*\) % of the samples wait in the idle loop.*/\1/p' \
+		"$W/reference-perf.err")"
 	for r in before after; do
 		for p in perf trace; do
 			"$CACHEPIN" score -c "$CACHE" "$W/run-$r/vmlinux" "$W/profile/$p.profile" > "$W/score-$r-$p.txt" ||

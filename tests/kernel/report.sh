@@ -223,6 +223,20 @@ $(done_lines "plan from the perf profile, no more misses than the reference colo
 $(done_lines "plan from the QEMU-trace profile, no more misses than the reference colouring of it" sim_after_layout_trace sim_after_layout_reference_trace 1.0)
 $(done_lines "plan from the QEMU-trace profile, at least 60 % fewer misses than stock" sim_after_on_trace sim_after_on_stock 0.4)
 
+### Profiles that count fetches (issue 30)
+
+On the after run's trace, laid out as above: the plan from the QEMU
+trace (every executed instruction), from the perf window
+($(get perf_samples) kernel samples, $(get perf_idle_share) % of them in the idle loop, which
+the plan leaves out), and from every $(get every_period)th instruction of the traced
+window ($(get every_samples) samples, as many as the perf window's).
+
+| plan from | LRU | pseudo-random |
+|---|---:|---:|
+| the QEMU trace | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
+| the perf window | $(get sim_after_layout_perf_lru) ($(pc sim_change_after_layout_perf_lru)) | $(get sim_after_layout_perf_random) ($(pc sim_change_after_layout_perf_random)) |
+| the trace's instructions, sampled | $(get sim_after_layout_every_lru) ($(pc sim_change_after_layout_every_lru)) | $(get sim_after_layout_every_random) ($(pc sim_change_after_layout_every_random)) |
+
 ## cachepin score (modelled misses, 32 KiB 4-way 32 B)
 
 | profile | stock LRU | planned LRU | stock pseudo-random | planned pseudo-random |
