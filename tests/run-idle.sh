@@ -62,7 +62,7 @@ hint: --keep-idle counts them as heat
 EOF
 # the busy functions' lines alone, and start_kernel's call sites of them
 testrun_compare sed -n 's/^profile: //p; s/^model: \([0-9]*\) reference string entries over \([0-9]*\) granules.*/granules \2/p; s/.*hot lines \([0-9]*\) (.*/hot lines \1/p' out.txt <<'EOF'
-100 samples, 100 matched (100.0 %), event cpu-clock, 6 functions, 2 edges
+100 samples, 100 matched (100.0 %), event cpu-clock (time), 6 functions, 2 edges
 granules 28
 hot lines 15
 EOF
@@ -78,7 +78,7 @@ EOF
 $CACHEPIN score -c 16K:4:32 --keep-idle --map k.map k clock.txt > keep.txt 2> err.txt || fail "score --keep-idle failed"
 testrun_compare cat err.txt < /dev/null
 testrun_compare sed -n 's/^profile: //p; s/.*hot lines \([0-9]*\) (.*/hot lines \1/p' keep.txt <<'EOF'
-100 samples, 100 matched (100.0 %), event cpu-clock, 6 functions, 5 edges
+100 samples, 100 matched (100.0 %), event cpu-clock (time), 6 functions, 5 edges
 hot lines 19
 EOF
 

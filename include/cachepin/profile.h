@@ -163,6 +163,14 @@ struct cachepin_profile *cachepin_profile__read(const char *path);
 int cachepin_profile__write(const struct cachepin_profile *p, FILE *f);
 /* A stable digest of the profile's content (for headers). */
 uint64_t cachepin_profile__digest(const struct cachepin_profile *p);
+
+/*
+ * What a sample of P's event stands for: "fetches" (instructions, as a
+ * PMU or a QEMU log counts them: each an executed instruction), "time"
+ * (cpu-clock, task-clock, cycles: a line weighs how long it ran, stalls
+ * and waits included), or NULL (a hot list, another event).
+ */
+const char *cachepin_profile__event_kind(const struct cachepin_profile *p);
 /* Free P and all it holds; P may be NULL. */
 void cachepin_profile__free(struct cachepin_profile *p);
 

@@ -136,11 +136,6 @@ bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachep
 	return !strncmp(f->name, "cpu_", 4) && ends_with(f->name, "_do_idle");
 }
 
-bool cachepin_event_is_time(const char *event)
-{
-	return !event || (strncmp(event, "instructions", 12) && strncmp(event, "inst_retired", 12));
-}
-
 bool cachepin_kernel_after_text(const char *section)
 {
 	static const char *const after[] = {

@@ -58,13 +58,6 @@ bool cachepin_kernel_after_text(const char *section);
  */
 bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachepin_func *f);
 
-/*
- * Does a sample of EVENT (perf's name; NULL if unknown) stand for time
- * (cpu-clock, task-clock, cycles, and any event not known to count
- * instructions) rather than for executed instructions?
- */
-bool cachepin_event_is_time(const char *event);
-
 /* ---- kernel DSO names (perf script, perf report, perf.data) ---- */
 
 enum cachepin_kernel_dso {

@@ -631,11 +631,13 @@ static int idle_out(struct cachepin_load *l, const char *path, const struct cach
 {
 	struct cachepin_profile *p = l->profile;
 	double all = 0, top = 0;
-	const char *top_name = NULL;
+	const char *top_name = NULL, *kind;
 	size_t i, k, n = 0, nidle = 0;
 	bool *idle;
 
-	if (!cachepin_event_is_time(p->event) || !cachepin_binary__is_kernel(bin))
+	/* a sample of an instruction count is a fetch, also in the idle loop */
+	kind = cachepin_profile__event_kind(p);
+	if ((kind && !strcmp(kind, "fetches")) || !cachepin_binary__is_kernel(bin))
 		return 0;
 	idle = calloc(p->nr_funcs + 1, sizeof(*idle));
 	if (!idle)

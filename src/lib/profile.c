@@ -227,6 +227,27 @@ uint64_t cachepin_profile__digest(const struct cachepin_profile *p)
 	return h;
 }
 
+const char *cachepin_profile__event_kind(const struct cachepin_profile *p)
+{
+	static const char *const time[] = {
+		"cpu-clock", "task-clock", "cycles", "cpu-cycles", "ref-cycles", "bus-cycles",
+	};
+	const char *e = p->event;
+	size_t i, n;
+
+	if (!e)
+		return NULL;
+	if (!strncmp(e, "instructions", 12) || !strncmp(e, "inst_retired", 12))
+		return "fetches";
+	for (i = 0; i < ARRAY_SIZE(time); i++) {
+		n = strlen(time[i]);
+		/* "cycles:u", "cpu-clock:ppp" */
+		if (!strncmp(e, time[i], n) && (!e[n] || e[n] == ':'))
+			return "time";
+	}
+	return NULL;
+}
+
 ssize_t cachepin_profile__match(const struct cachepin_profile *p, const struct cachepin_binary *bin,
 				int *map, double *unmatched_w)
 {

@@ -219,13 +219,16 @@ static int write_text(FILE *f, void *ctx)
 {
 	const struct report *r = ctx;
 	const struct cachepin_profile *p = r->prof;
+	const char *kind;
 	size_t i;
 
 	fprintf(f, "binary '%s': %s, ELF%d %s, %zu functions, %zu units\n", r->bin->path, r->bin->arch,
 		r->bin->elf_class, r->bin->big_endian ? "BE" : "LE", r->bin->nr_funcs, r->bin->nr_units);
-	fprintf(f, "profile: %" PRIu64 " samples, %" PRIu64 " matched (%.1f %%), event %s, %zu functions, %zu edges\n",
+	kind = cachepin_profile__event_kind(p);
+	fprintf(f, "profile: %" PRIu64 " samples, %" PRIu64 " matched (%.1f %%), event %s%s%s%s, %zu functions, %zu edges\n",
 		p->nr_samples, p->nr_matched, p->nr_samples ? 100.0 * (double)p->nr_matched / (double)p->nr_samples : 100.0,
-		p->event ? p->event : "-", p->nr_funcs, p->nr_edges);
+		p->event ? p->event : "-", kind ? " (" : "", kind ? kind : "", kind ? ")" : "",
+		p->nr_funcs, p->nr_edges);
 	fprintf(f, "model: %zu reference string entries over %zu granules, order from %s; %.2f %% of the weight too cold to model\n",
 		r->model->nr_refs, r->model->nr_items,
 		r->model->ordered ? "call edges" : "weight (no call edges)",
