@@ -652,6 +652,18 @@ remap_sim() {
 		die "'$out': not the instructions of '$W/sim-$1.txt'"
 }
 
+# layout_sim RUN NAME ALIGN: RUN's trace on RUN's kernel laid out from
+# the alignment file ALIGN (simulate --layout), as the facts
+# sim_RUN_layout_NAME, and their change against stock on the same trace
+layout_sim() {
+	out=$W/sim-$1-layout-$2.txt
+	simulate "$W/run-$1/trace.log" "$W/run-$1/vmlinux" -m "$W/run-$1/vmlinux.map" \
+		--layout "$3" > "$out" 2> "$out.err" ||
+		{ cat "$out.err" >&2; die "cachepin simulate --layout '$3' failed on the $1 run's trace"; }
+	cat "$out.err" "$out" >&2
+	sim_facts "sim_$1_layout_$2" "$out"
+	change_facts "sim_change_$1_layout_$2" "sim_$1_layout_$2" "sim_$1_on_stock"
+}
 stage_simulate() {
 	for r in before after align32; do
 		[ -f "$W/run-$r/trace.log" ] || die "'$W/run-$r/trace.log' is missing" "run the '$r' stage"
@@ -698,35 +710,15 @@ stage_simulate() {
 			-o "$W/reference-$p.lds" "$W/run-before/vmlinux" "$W/profile/$p.profile" \
 			2> "$W/reference-$p.err" ||
 			{ cat "$W/reference-$p.err" >&2; die "cachepin plan --method reference from '$p.profile' failed"; }
-		for l in "$p" "reference_$p"; do
-			case $l in
-			reference_*) al=$W/reference-$p.align ;;
-			*) al=$W/plan-$p/text-layout.align ;;
-			esac
-			out=$W/sim-before-layout-$l.txt
-			simulate "$W/run-before/trace.log" "$W/run-before/vmlinux" -m "$W/run-before/vmlinux.map" \
-				--layout "$al" > "$out" 2> "$out.err" ||
-				{ cat "$out.err" >&2; die "cachepin simulate --layout '$al' failed"; }
-			cat "$out.err" "$out" >&2
-			sim_facts "sim_before_layout_$l" "$out"
-			change_facts "sim_change_before_layout_$l" "sim_before_layout_$l" "sim_before_on_stock"
-		done
+		layout_sim before "$p" "$W/plan-$p/text-layout.align"
+		layout_sim before "reference_$p" "$W/reference-$p.align"
 	done
 	# and the four on the after run's trace, each laid out the same way
 	# on that run's kernel: a run neither profile came from, one
 	# simulator for the plans and the reference colourings alike
-	for l in perf trace reference_perf reference_trace; do
-		case $l in
-		reference_*) al=$W/reference-${l#reference_}.align ;;
-		*) al=$W/plan-$l/text-layout.align ;;
-		esac
-		out=$W/sim-after-layout-$l.txt
-		simulate "$W/run-after/trace.log" "$W/run-after/vmlinux" -m "$W/run-after/vmlinux.map" \
-			--layout "$al" > "$out" 2> "$out.err" ||
-			{ cat "$out.err" >&2; die "cachepin simulate --layout '$al' failed on the after run"; }
-		cat "$out.err" "$out" >&2
-		sim_facts "sim_after_layout_$l" "$out"
-		change_facts "sim_change_after_layout_$l" "sim_after_layout_$l" "sim_after_on_stock"
+	for p in perf trace; do
+		layout_sim after "$p" "$W/plan-$p/text-layout.align"
+		layout_sim after "reference_$p" "$W/reference-$p.align"
 	done
 	# the plan from samples of the trace at the perf window's count,
 	# laid out the same way; and the share of the perf window's samples
@@ -734,12 +726,7 @@ stage_simulate() {
 	"$CACHEPIN" plan -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-every.lds" \
 		"$W/run-before/vmlinux" "$W/profile/every.profile" 2> "$W/plan-every.err" ||
 		{ cat "$W/plan-every.err" >&2; die "cachepin plan from '$W/profile/every.profile' failed"; }
-	out=$W/sim-after-layout-every.txt
-	simulate "$W/run-after/trace.log" "$W/run-after/vmlinux" -m "$W/run-after/vmlinux.map" \
-		--layout "$W/plan-every.align" > "$out" 2> "$out.err" ||
-		{ cat "$out.err" >&2; die "cachepin simulate --layout of the sampled trace's plan failed"; }
-	sim_facts sim_after_layout_every "$out"
-	change_facts sim_change_after_layout_every sim_after_layout_every sim_after_on_stock
+	layout_sim after every "$W/plan-every.align"
 	fact perf_idle_share "$(sed -n 's/.*: \([0-9.]*\) % of the samples wait in the idle loop.*/\1/p' \
 		"$W/reference-perf.err")"
 	for r in before after; do
