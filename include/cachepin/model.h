@@ -111,6 +111,18 @@ struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *b
 						 const char *path);
 
 /*
+ * The same of a log recorded on TRACED, another link of BIN's code (a
+ * stock kernel traced, a tree with the text-layout hook planned): each
+ * fetch of a function that TRACED and BIN hold once by name, with the
+ * same size, is that function's in BIN at the same offset; fetches of
+ * other code are dropped, and their share goes to *DROPPED (may be
+ * NULL).  NULL with errno set (ENODATA: no fetch of such a function).
+ */
+struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary *bin,
+						    const struct cachepin_binary *traced,
+						    const char *path, double *dropped);
+
+/*
  * HALF (1: the first, 2: the second) of the run of M, a model from
  * cachepin_model__from_qemu(): the same items, the string's half.  NULL
  * with errno set (EINVAL: M is no recorded run).

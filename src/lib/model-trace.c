@@ -14,6 +14,10 @@
 
 struct tbuild {
 	const struct cachepin_binary *bin;
+	const struct cachepin_binary *traced;	/* the log's binary: BIN, or a relink of it */
+	int32_t *fmap;		/* traced's function -> bin's, -1: none (NULL: the same binary) */
+	const struct cachepin_func *last_t;	/* traced's function of the last fetch */
+	uint64_t fetches, dropped;
 	struct cachepin_model *m;
 	uint32_t **slot;	/* per function: its granules' item + 1 (0: none yet) */
 	uint8_t *gshift;	/* per function: log2 of its granule */
@@ -76,16 +80,23 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 
 	for (k = 0; k < b->nr_insns; k++) {
 		uint64_t a = b->pc + b->insn_off[k];
-		const struct cachepin_func *f = t->last;
+		const struct cachepin_func *f = t->last_t;
 		uint32_t item;
 
 		if (!f || a < f->addr || a >= f->addr + f->size) {
-			f = cachepin_binary__find_func(t->bin, a);
+			f = cachepin_binary__find_func(t->traced, a);
 			if (!f || !f->size)
 				continue;	/* not the binary's code */
-			t->last = f;
+			t->last_t = f;
+			t->last = !t->fmap ? f : t->fmap[f - t->traced->funcs] < 0 ? NULL :
+				  &t->bin->funcs[t->fmap[f - t->traced->funcs]];
 		}
-		item = item_of(t, f, a - f->addr);
+		t->fetches++;
+		if (!t->last) {
+			t->dropped++;	/* no function of BIN by that name and size */
+			continue;
+		}
+		item = item_of(t, t->last, a - f->addr);
 		if (item == UINT32_MAX)
 			return -ENOMEM;
 		/* straight code in one granule: one fetch */
@@ -113,10 +124,37 @@ static void count_refs(struct cachepin_model *m)
 	m->weight = (double)m->nr_refs;
 }
 
+/* TRACED's functions that BIN holds once by name, with the same size, into T->fmap. */
+static int map_funcs(struct tbuild *t)
+{
+	size_t i;
+
+	if (!(t->fmap = malloc((t->traced->nr_funcs + 1) * sizeof(*t->fmap))))
+		return -ENOMEM;
+	for (i = 0; i < t->traced->nr_funcs; i++) {
+		const struct cachepin_func *f = &t->traced->funcs[i], *g;
+		bool amb_t = false, amb_b = false;
+
+		t->fmap[i] = -1;
+		cachepin_binary__lookup(t->traced, f->name, NULL, &amb_t);
+		g = cachepin_binary__lookup(t->bin, f->name, NULL, &amb_b);
+		if (g && !amb_t && !amb_b && g->size == f->size)
+			t->fmap[i] = (int32_t)(g - t->bin->funcs);
+	}
+	return 0;
+}
+
 struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *bin,
 						 const char *path)
 {
-	struct tbuild t = { .bin = bin };
+	return cachepin_model__from_qemu_of(bin, bin, path, NULL);
+}
+
+struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary *bin,
+						    const struct cachepin_binary *traced,
+						    const char *path, double *dropped)
+{
+	struct tbuild t = { .bin = bin, .traced = traced };
 	struct cachepin_qtrace *q;
 	size_t i;
 	int err = -ENOMEM;
@@ -124,7 +162,7 @@ struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *b
 	t.m = calloc(1, sizeof(*t.m));
 	t.slot = calloc(bin->nr_funcs + 1, sizeof(*t.slot));
 	t.gshift = calloc(bin->nr_funcs + 1, sizeof(*t.gshift));
-	if (!t.m || !t.slot || !t.gshift)
+	if (!t.m || !t.slot || !t.gshift || (traced != bin && (err = map_funcs(&t))))
 		goto out;
 	t.m->bin = bin;
 	t.m->granule = CACHEPIN_PROFILE_GRANULE;
@@ -140,11 +178,14 @@ struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *b
 		err = -ENODATA;
 	if (!err)
 		count_refs(t.m);
+	if (!err && dropped)
+		*dropped = t.fetches ? (double)t.dropped / (double)t.fetches : 0;
 out:
 	for (i = 0; t.slot && i < bin->nr_funcs; i++)
 		free(t.slot[i]);
 	free(t.slot);
 	free(t.gshift);
+	free(t.fmap);
 	if (err) {
 		cachepin_model__free(t.m);
 		errno = -err;

@@ -15,7 +15,7 @@
 enum {
 	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_GROWTH, OPT_PREV,
 	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
-	OPT_HOLDOUT, OPT_METHOD,
+	OPT_HOLDOUT, OPT_METHOD, OPT_TRACED,
 };
 
 const struct tool_opt plan_opts[] = {
@@ -32,6 +32,7 @@ const struct tool_opt plan_opts[] = {
 	{ "iterations", 0, "N", "local-search moves (default 3000)", OPT_ITERS },
 	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 2)", OPT_RESTARTS },
 	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
+	{ "traced", 0, "ELF", "the QEMU log was recorded on ELF, another link of the binary's code: its fetches go to the binary's functions by name", OPT_TRACED },
 	{ "method", 0, "LIST", "candidates: search,heat,density,c3,keep; greedy,colour,reference; or all (default: the first five)", OPT_METHOD },
 	{ "keep", 0, "OLD.align", "re-plan from a previous plan: its hot units that still fit stay at their offsets and sets, the search places the rest", OPT_PREV },
 	{ "keep-first", 0, "OBJECT", "emit OBJECT's .text first (MIPS <= 6.12 head.o)", OPT_FIRST },
@@ -45,7 +46,7 @@ const struct tool_opt plan_opts[] = {
 
 struct plan_args {
 	struct tool_inputs in;
-	const char *output, *align, *lld, *secorder, *first, *holdout, *prev;
+	const char *output, *align, *lld, *secorder, *first, *holdout, *prev, *traced;
 	bool standalone;
 	struct cachepin_plan_opts po;
 	size_t refs;
@@ -136,6 +137,9 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_HOLDOUT:
 		a->holdout = arg;
+		return 0;
+	case OPT_TRACED:
+		a->traced = arg;
 		return 0;
 	case OPT_PREV:
 		a->prev = arg;
@@ -366,15 +370,56 @@ oom:
 }
 
 /*
+ * --traced: the QEMU log at PATH of TRACED, another link of BIN's code,
+ * loaded on TRACED and its functions matched to BIN's by name.  TRACED,
+ * or NULL after the message.
+ */
+static struct cachepin_binary *traced_load(struct plan_args *a, const struct cachepin_binary *bin,
+					   const char *path, struct cachepin_load *load)
+{
+	struct cachepin_binary *traced = cachepin_binary__open(a->traced);
+
+	if (!traced)
+		return NULL;
+	if (tool_load_profile(&a->in, traced, path, load))
+		goto fail;
+	if (load->kind != CACHEPIN_INPUT_QEMU) {
+		tool_error("'%s': --traced is for a QEMU log, and this is another input", path);
+		goto fail;
+	}
+	free(load->map);
+	load->map = calloc(load->profile->nr_funcs + 1, sizeof(*load->map));
+	if (!load->map) {
+		tool_error("out of memory");
+		goto fail;
+	}
+	load->nr_matched = (size_t)cachepin_profile__match(load->profile, bin, load->map,
+							   &load->unmatched_weight);
+	return traced;
+fail:
+	cachepin_binary__free(traced);
+	return NULL;
+}
+
+/*
  * The model to plan on: of a QEMU log in a file, the run itself (its
  * fetches in their order, see cachepin_model__from_qemu()); else the
  * profile's.  NULL with errno set.
  */
 static struct cachepin_model *plan_model(const struct plan_args *a, const struct cachepin_binary *bin,
-					 const char *path, const struct cachepin_load *load)
+					 const struct cachepin_binary *traced, const char *path,
+					 const struct cachepin_load *load)
 {
-	if (load->kind == CACHEPIN_INPUT_QEMU && strcmp(path, "-") && !a->holdout && !a->whole)
-		return cachepin_model__from_qemu(bin, path);
+	if (load->kind == CACHEPIN_INPUT_QEMU && strcmp(path, "-") && !a->holdout && !a->whole) {
+		struct cachepin_model *m;
+		double dropped = 0;
+
+		m = cachepin_model__from_qemu_of(bin, traced ? traced : bin, path, &dropped);
+		if (m && dropped >= 0.01)
+			tool_warn("'%s': %.1f %% of the fetches of '%s' are in functions '%s' does not hold by that name and size; they are left out",
+				  path, 100 * dropped, traced->path, bin->path);
+		return m;
+	}
 	return cachepin_model__new(load->profile, bin, load->map,
 				   &(struct cachepin_model_opts){ .refs = a->refs, .whole = a->whole });
 }
@@ -491,6 +536,8 @@ static int plan_check_outputs(const struct plan_args *a, const char *profile)
 		in[ni++] = a->in.map;
 	if (a->holdout)
 		in[ni++] = a->holdout;
+	if (a->traced)
+		in[ni++] = a->traced;
 	for (i = 0; i < a->in.nr_objects && ni < ARRAY_LEN(in); i++)
 		in[ni++] = a->in.objects[i];
 	return tool_check_outputs(in, ni, out, ARRAY_LEN(out));
@@ -502,7 +549,7 @@ int cmd_plan(int argc, char **argv)
 				       .growth = 64 } };
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
 	struct cachepin_load load = { 0 }, hload = { 0 };
-	struct cachepin_binary *bin = NULL;
+	struct cachepin_binary *bin = NULL, *traced = NULL;
 	struct cachepin_model *m = NULL, *half[3] = { NULL };
 	struct cachepin_plan plan = { 0 };
 	struct timespec t0, t1;
@@ -530,14 +577,15 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	rc = 1;
 	bin = tool_open_binary(&a.in);
-	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
+	if (!bin || (a.traced && !(traced = traced_load(&a, bin, argv[first + 1], &load))) ||
+	    (!a.traced && tool_load_profile(&a.in, bin, argv[first + 1], &load)))
 		goto out;
 	tool_recorded_cache(&a.in, &load, argv[first + 1]);
 	if (a.prev && (rc = plan_prev(&a, &prev)))
 		goto out;
 	rc = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	m = plan_model(&a, bin, argv[first + 1], &load);
+	m = plan_model(&a, bin, traced, argv[first + 1], &load);
 	if (!m) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;
@@ -574,6 +622,7 @@ out:
 	cachepin_load__release(&load);
 	cachepin_load__release(&hload);
 	cachepin_binary__free(bin);
+	cachepin_binary__free(traced);
 	tool_inputs_release(&a.in);
 	return rc;
 }
