@@ -131,8 +131,9 @@ LRU $(pc sim_vs_align32_lru), pseudo-random $(pc sim_vs_align32_random).
 
 ## Each plan on a run its profile did not come from
 
-Runs: the stock run (its traced window gave the QEMU-trace profile, its
-perf window, later in the same boot, the perf profile), the after run (a
+Runs: the stock run (its traced window is the QEMU trace the trace plan is
+made from, planned for the hook tree's link with \`plan --traced\`; its
+perf window, later in the same boot, gave the perf profile), the after run (a
 boot of its own, on the plan from the $usedname profile) and the
 -falign-functions=32 run.  A trace scored on another kernel than the
 one it ran on is remapped function by function (\`cachepin simulate --relink\`):
@@ -145,7 +146,7 @@ Kernel fetches, 32 KiB 4-way 32 B.
 | stock, -falign-functions=32 | -falign-functions=32 run (its own) | $(get sim_align32_instructions) | $(get sim_align32_lru) | $(pc sim_change_align32_lru) ¹ | $(get sim_align32_random) | $(pc sim_change_align32_random) ¹ |
 | planned from the $usedname profile, booted | after run (its own) | $(get sim_after_instructions) | $(get sim_after_lru) | $(pc sim_change_lru) ¹ | $(get sim_after_random) | $(pc sim_change_random) ¹ |
 | planned from the perf profile$perf_note | stock run, remapped | $(get sim_before_on_perf_instructions) | $(get sim_before_on_perf_lru) | $(pc sim_change_before_on_perf_lru) | $(get sim_before_on_perf_random) | $(pc sim_change_before_on_perf_random) |
-| planned from the QEMU-trace profile$trace_note | $trace_trace | $(get sim_after_on_trace_instructions) | $(get sim_after_on_trace_lru) | $(pc sim_change_after_on_trace_lru) ² | $(get sim_after_on_trace_random) | $(pc sim_change_after_on_trace_random) ² |
+| planned from the QEMU trace$trace_note | $trace_trace | $(get sim_after_on_trace_instructions) | $(get sim_after_on_trace_lru) | $(pc sim_change_after_on_trace_lru) ² | $(get sim_after_on_trace_random) | $(pc sim_change_after_on_trace_random) ² |
 | stock | after run, remapped | $(get sim_after_on_stock_instructions) | $(get sim_after_on_stock_lru) | | $(get sim_after_on_stock_random) | |
 
 ¹ Misses per instruction against the stock run's own trace (two runs of
@@ -193,9 +194,9 @@ named once in both kernels):
 On the after run's trace, the one run no profile came from, with every
 layout on the same fetch stream:
 
-$(done_lines "plan from the QEMU-trace profile, at least 50 % fewer misses than stock" sim_after_on_trace sim_after_on_stock 0.5)
+$(done_lines "plan from the QEMU trace, at least 50 % fewer misses than stock" sim_after_on_trace sim_after_on_stock 0.5)
 $(done_lines "plan from the perf profile, at least 30 % fewer misses than stock" sim_after_on_perf sim_after_on_stock 0.7)
-$(done_lines "plan from the QEMU-trace profile, fewer misses than -falign-functions=32" sim_after_on_trace sim_after_on_align32 1)
+$(done_lines "plan from the QEMU trace, fewer misses than -falign-functions=32" sim_after_on_trace sim_after_on_align32 1)
 $(done_lines "plan from the perf profile, fewer misses than -falign-functions=32" sim_after_on_perf sim_after_on_align32 1)
 
 The perf plan on the stock run's trace (another window than its
@@ -214,14 +215,14 @@ reference colouring of the same profile alike:
 |---|---:|---:|
 | plan from the perf profile | $(get sim_after_layout_perf_lru) ($(pc sim_change_after_layout_perf_lru)) | $(get sim_after_layout_perf_random) ($(pc sim_change_after_layout_perf_random)) |
 | reference colouring, perf profile | $(get sim_after_layout_reference_perf_lru) ($(pc sim_change_after_layout_reference_perf_lru)) | $(get sim_after_layout_reference_perf_random) ($(pc sim_change_after_layout_reference_perf_random)) |
-| plan from the QEMU-trace profile | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
-| reference colouring, QEMU-trace profile | $(get sim_after_layout_reference_trace_lru) ($(pc sim_change_after_layout_reference_trace_lru)) | $(get sim_after_layout_reference_trace_random) ($(pc sim_change_after_layout_reference_trace_random)) |
+| plan from the QEMU trace | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
+| reference colouring, QEMU trace | $(get sim_after_layout_reference_trace_lru) ($(pc sim_change_after_layout_reference_trace_lru)) | $(get sim_after_layout_reference_trace_random) ($(pc sim_change_after_layout_reference_trace_random)) |
 
 (changes against the stock kernel on the same trace)
 
 $(done_lines "plan from the perf profile, no more misses than the reference colouring of it" sim_after_layout_perf sim_after_layout_reference_perf 1.0)
-$(done_lines "plan from the QEMU-trace profile, no more misses than the reference colouring of it" sim_after_layout_trace sim_after_layout_reference_trace 1.0)
-$(done_lines "plan from the QEMU-trace profile, at least 60 % fewer misses than stock" sim_after_on_trace sim_after_on_stock 0.4)
+$(done_lines "plan from the QEMU trace, no more misses than the reference colouring of it" sim_after_layout_trace sim_after_layout_reference_trace 1.0)
+$(done_lines "plan from the QEMU trace, at least 60 % fewer misses than stock" sim_after_on_trace sim_after_on_stock 0.4)
 
 ### Profiles that count fetches (issue 30)
 
@@ -257,8 +258,8 @@ growth room), laid out the same way:
 |---|---:|---:|---:|---:|
 | perf profile | $(get sim_before_layout_perf_lru) ($(pc sim_change_before_layout_perf_lru)) | $(get sim_before_on_perf_lru) | $(get sim_before_layout_perf_random) ($(pc sim_change_before_layout_perf_random)) | $(get sim_before_on_perf_random) |
 | reference colouring, perf profile | $(get sim_before_layout_reference_perf_lru) ($(pc sim_change_before_layout_reference_perf_lru)) | - | $(get sim_before_layout_reference_perf_random) ($(pc sim_change_before_layout_reference_perf_random)) | - |
-| QEMU-trace profile | $(get sim_before_layout_trace_lru) ($(pc sim_change_before_layout_trace_lru)) | $(get sim_before_on_trace_lru) | $(get sim_before_layout_trace_random) ($(pc sim_change_before_layout_trace_random)) | $(get sim_before_on_trace_random) |
-| reference colouring, QEMU-trace profile | $(get sim_before_layout_reference_trace_lru) ($(pc sim_change_before_layout_reference_trace_lru)) | - | $(get sim_before_layout_reference_trace_random) ($(pc sim_change_before_layout_reference_trace_random)) | - |
+| QEMU trace | $(get sim_before_layout_trace_lru) ($(pc sim_change_before_layout_trace_lru)) | $(get sim_before_on_trace_lru) | $(get sim_before_layout_trace_random) ($(pc sim_change_before_layout_trace_random)) | $(get sim_before_on_trace_random) |
+| reference colouring, QEMU trace | $(get sim_before_layout_reference_trace_lru) ($(pc sim_change_before_layout_reference_trace_lru)) | - | $(get sim_before_layout_reference_trace_random) ($(pc sim_change_before_layout_reference_trace_random)) | - |
 
 ## Stability: an unrelated commit
 
