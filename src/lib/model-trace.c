@@ -8,6 +8,7 @@
  * a layout is judged by exact simulation of the run (the halves: its
  * first half and its second).
  */
+#include "cachepin/layout.h"
 #include "cachepin/model.h"
 #include "cachepin/qemu.h"
 #include "internal.h"
@@ -15,7 +16,7 @@
 struct tbuild {
 	const struct cachepin_binary *bin;
 	const struct cachepin_binary *traced;	/* the log's binary: BIN, or a relink of it */
-	int32_t *fmap;		/* traced's function -> bin's, -1: none (NULL: the same binary) */
+	struct cachepin_layout relink;	/* where TRACED's functions are in BIN, if another */
 	const struct cachepin_func *last_t;	/* traced's function of the last fetch */
 	uint64_t fetches, dropped;
 	struct cachepin_model *m;
@@ -88,8 +89,13 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 			if (!f || !f->size)
 				continue;	/* not the binary's code */
 			t->last_t = f;
-			t->last = !t->fmap ? f : t->fmap[f - t->traced->funcs] < 0 ? NULL :
-				  &t->bin->funcs[t->fmap[f - t->traced->funcs]];
+			t->last = f;
+			if (t->traced != t->bin) {
+				size_t fi = (size_t)(f - t->traced->funcs);
+
+				t->last = !t->relink.known[fi] ? NULL :
+					  cachepin_binary__find_func(t->bin, f->addr + t->relink.delta[fi]);
+			}
 		}
 		t->fetches++;
 		if (!t->last) {
@@ -124,26 +130,6 @@ static void count_refs(struct cachepin_model *m)
 	m->weight = (double)m->nr_refs;
 }
 
-/* TRACED's functions that BIN holds once by name, with the same size, into T->fmap. */
-static int map_funcs(struct tbuild *t)
-{
-	size_t i;
-
-	if (!(t->fmap = malloc((t->traced->nr_funcs + 1) * sizeof(*t->fmap))))
-		return -ENOMEM;
-	for (i = 0; i < t->traced->nr_funcs; i++) {
-		const struct cachepin_func *f = &t->traced->funcs[i], *g;
-		bool amb_t = false, amb_b = false;
-
-		t->fmap[i] = -1;
-		cachepin_binary__lookup(t->traced, f->name, NULL, &amb_t);
-		g = cachepin_binary__lookup(t->bin, f->name, NULL, &amb_b);
-		if (g && !amb_t && !amb_b && g->size == f->size)
-			t->fmap[i] = (int32_t)(g - t->bin->funcs);
-	}
-	return 0;
-}
-
 struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *bin,
 						 const char *path)
 {
@@ -162,7 +148,9 @@ struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary
 	t.m = calloc(1, sizeof(*t.m));
 	t.slot = calloc(bin->nr_funcs + 1, sizeof(*t.slot));
 	t.gshift = calloc(bin->nr_funcs + 1, sizeof(*t.gshift));
-	if (!t.m || !t.slot || !t.gshift || (traced != bin && (err = map_funcs(&t))))
+	/* BIN as a relink of TRACED: its functions by name, once in both, of the same size */
+	if (!t.m || !t.slot || !t.gshift ||
+	    (traced != bin && (err = cachepin_layout__from_relink(&t.relink, traced, bin))))
 		goto out;
 	t.m->bin = bin;
 	t.m->granule = CACHEPIN_PROFILE_GRANULE;
@@ -185,7 +173,7 @@ out:
 		free(t.slot[i]);
 	free(t.slot);
 	free(t.gshift);
-	free(t.fmap);
+	cachepin_layout__release(&t.relink);
 	if (err) {
 		cachepin_model__free(t.m);
 		errno = -err;

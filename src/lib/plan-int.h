@@ -128,14 +128,17 @@ struct method_args {
 };
 
 /*
- * A method: its name, what it is (METHOD_*), and the offsets of its hot
- * units on the set-up planner, counting the search's moves into PLAN
- * (0 or -ENOMEM).  plan.c has the table, indexed by the method.
+ * How a method places the hot units on the set-up planner PL, counting
+ * the search's moves into PLAN.  0 or -ENOMEM.
  */
+typedef int plan_place_fn(struct planner *pl, const struct method_args *a,
+			  struct cachepin_plan *plan);
+
+/* A method: its name, what it is (METHOD_*), its placing; plan.c has the table. */
 struct plan_method {
 	const char *name;
 	unsigned int flags;
-	int (*place)(struct planner *pl, const struct method_args *a, struct cachepin_plan *plan);
+	plan_place_fn *place;
 };
 
 #define METHOD_DEFAULT	(1u << 0)	/* a candidate when no method is asked for */
@@ -230,24 +233,11 @@ double cachepin_plan_proxy_cost(struct planner *pl, const struct hunit *h, uint6
  * on the search string of the heat and the reference rule, its set
  * misses simulated: cachepin_plan_sim_all()) and the reference
  * colouring; plan-greedy.c the greedy colouring; plan-cand.c the other
- * candidates.  0 or -ENOMEM.
+ * candidates.
  */
-int cachepin_plan_search(struct planner *pl, const struct method_args *a,
-			 struct cachepin_plan *plan);
-int cachepin_plan_heat(struct planner *pl, const struct method_args *a,
-		       struct cachepin_plan *plan);
-int cachepin_plan_reference(struct planner *pl, const struct method_args *a,
-			    struct cachepin_plan *plan);
-int cachepin_plan_greedy(struct planner *pl, const struct method_args *a,
-			 struct cachepin_plan *plan);
-int cachepin_plan_keep(struct planner *pl, const struct method_args *a,
-		       struct cachepin_plan *plan);
-int cachepin_plan_density(struct planner *pl, const struct method_args *a,
-			  struct cachepin_plan *plan);
-int cachepin_plan_colour(struct planner *pl, const struct method_args *a,
-			 struct cachepin_plan *plan);
-int cachepin_plan_c3(struct planner *pl, const struct method_args *a,
-		     struct cachepin_plan *plan);
+plan_place_fn cachepin_plan_search, cachepin_plan_heat, cachepin_plan_reference,
+	cachepin_plan_greedy, cachepin_plan_keep, cachepin_plan_density, cachepin_plan_colour,
+	cachepin_plan_c3;
 
 /* plan-setup.c: the block alignment for OPTS' geometries, their largest way span. */
 uint64_t cachepin_plan_block_align(const struct cachepin_plan_opts *o);
