@@ -475,6 +475,7 @@ cachepin:   density              34  -100.0 %
 cachepin:   c3                   34  -100.0 %
 cachepin:   keep             540112    +0.0 %
 cachepin: heat leaves every line of the hot units a way of its own, sampled or not: of such layouts the fewest misses is planned, whatever the link's (the samples see nothing there but first fetches)
+cachepin: the samples are cpu-clock, which counts time: a line weighs the time spent on it, so code that stalls (a device's registers, misses) weighs more than its fetches; -e instructions samples fetches
 cachepin: 1K:2:32 (lru): modelled misses 279630 -> 17 (-100.0 %), LRU 279630 -> 17
 cachepin: 6 hot units (0 fixed hot granules stay), 0 fill units, 624 bytes, 96 bytes of padding; heat in X s
 EOF

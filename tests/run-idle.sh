@@ -1,5 +1,5 @@
 #!/bin/sh
-# A kernel's samples of a time event in its idle loop are not heat: score, plan and whatif leave them out (by name and by the .cpuidle.text section) with the call edges into and out of them, and say so; --keep-idle, a profile of instructions and the profile command keep them.
+# A kernel's samples of a time event in its idle loop are not heat: score, plan and whatif leave them out, plan says what a time event's weights mean, (by name and by the .cpuidle.text section) with the call edges into and out of them, and say so; --keep-idle, a profile of instructions and the profile command keep them.
 . "$(dirname "$0")/test-subr.sh"
 need_cmd gcc nm awk
 
@@ -118,4 +118,11 @@ busy_b
 EOF
 $CACHEPIN plan -c 16K:4:32 --keep-idle --map k.map -o q.lds k clock.txt > /dev/null 2>&1 || fail "plan --keep-idle failed"
 grep -q '^hot arch_cpu_idle ' q.align || fail "plan --keep-idle does not plan arch_cpu_idle"
+
+# plan says what a time event's weights mean; of instructions it says nothing
+testrun_compare grep 'counts time' plan.err <<'EOF'
+cachepin: the samples are cpu-clock, which counts time: a line weighs the time spent on it, so code that stalls (a device's registers, misses) weighs more than its fetches; -e instructions samples fetches
+EOF
+$CACHEPIN plan -c 16K:4:32 --map k.map -o i.lds k insn.txt > /dev/null 2> insn-plan.err || { cat insn-plan.err >&2; fail "plan of instructions failed"; }
+! grep -q 'counts time' insn-plan.err || fail "plan calls samples of instructions time"
 exit 0

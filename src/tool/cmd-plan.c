@@ -253,6 +253,21 @@ static void prev_report(const struct plan_args *a, const struct cachepin_plan *p
 		fprintf(stderr, "sets not compared (it was planned for %s)\n", al->cache);
 }
 
+/*
+ * What the sampling event means for the plan: the planner weighs a line
+ * by its samples, and a time event's samples pile up where the CPU
+ * stalls, not where it fetches.  Said for time events only.
+ */
+static void event_note(const struct cachepin_profile *prof)
+{
+	const char *kind = cachepin_profile__event_kind(prof);
+
+	if (!kind || strcmp(kind, "time"))
+		return;
+	fprintf(stderr, "cachepin: the samples are %s, which counts time: a line weighs the time spent on it, so code that stalls (a device's registers, misses) weighs more than its fetches; -e instructions samples fetches\n",
+		prof->event);
+}
+
 /* The figures of the plan on standard error; SC gets the header lines' scores. */
 static void plan_report(const struct plan_args *a, const struct cachepin_plan *plan, double secs,
 			struct cachepin_emit_score *sc)
@@ -610,6 +625,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	cand_report(&a, &plan, load.profile);
+	event_note(load.profile);
 	plan_report(&a, &plan, elapsed(&t0, &t1), sc);
 	rc = plan_write(&a, &plan, m, load.profile, sc);
 out:
