@@ -1,5 +1,5 @@
 #!/bin/sh
-# Code in shared libraries: the share of the samples other objects took, and their hot pages as fixed occupants of their cache sets.
+# Code in shared libraries: the share of the samples other objects took, their hot pages as fixed occupants of their cache sets, and score's misses per library.
 . "$(dirname "$0")/test-subr.sh"
 need_cmd perf gcc jq awk
 
@@ -119,6 +119,40 @@ $CACHEPIN score -m d.map -c 4K:1:16 --json d own.profile > own.json 2> own.err |
 with=$(jq '.caches[0].hot_lines' with.json) own=$(jq '.caches[0].hot_lines' own.json)
 ng=$(awk '$1 == "g" { n++ } END { print n }' profile.got)
 [ $((with - own)) -ge "$ng" ] || fail "hot lines $with with the libraries, $own without: fewer than their $ng sampled granules apart"
+
+# the misses in each library's pages
+[ "$(jq '.caches[0] | has("objects")' own.json)" = false ] || fail "a profile without libraries reports their misses"
+# In a cache that holds every hot line each misses once, cold: a
+# library's misses are its hot lines, its sampled 16-byte granules and
+# holes of at most two between them in its pages, counted by 64-byte line
+$CACHEPIN score -m d.map -c 32K:8:64 --json d d.profile > big.json 2> /dev/null || fail "score at 32K:8:64 failed"
+[ "$(jq '.caches[0].misses.lru' big.json)" = "$(jq '.caches[0].hot_lines' big.json)" ] ||
+	fail "32K:8:64 misses more than once per hot line"
+awk 'function flush(   k, t) { for (k = 1; k <= n; k++) { line[page " " obj " " int(g[k] / 64)] = 1
+		if (k > 1 && g[k] - g[k - 1] > 16 && g[k] - g[k - 1] <= 48)
+			for (t = g[k - 1] + 16; t < g[k]; t += 16) line[page " " obj " " int(t / 64)] = 1 }
+		if (n && 4096 - 16 - g[n] <= 32) for (t = g[n] + 16; t < 4096; t += 16) line[page " " obj " " int(t / 64)] = 1
+		n = 0 }
+	$1 == "f" { flush(); obj = ""; if ($2 ~ /^\[/) { page = $2; obj = $2; sub(/^\[/, "", obj); sub(/\+0x[0-9a-f]+\]$/, "", obj) } next }
+	$1 == "g" && obj != "" { g[++n] = strtonum($2) }
+	END { flush(); for (l in line) { split(l, w, " "); c[w[2]]++ } for (o in c) print o, c[o] }' d.profile |
+	LC_ALL=C sort > lines.expect
+jq -r '.caches[0].objects[] | "\(.name) \(.lru)"' big.json | LC_ALL=C sort > lines.got
+diff -u lines.expect lines.got || fail "a library's misses are not its hot lines in a cache that holds them all"
+# with d's own code, less than all; pages and samples as the profile has them
+lru=$(jq '.caches[0].misses.lru' with.json)
+[ "$(jq '[.caches[0].objects[].lru] | add' with.json)" -lt "$lru" ] || fail "d's own functions have no misses"
+jq -r '.caches[0].objects[] | "\(.name) \(.pages) \(.samples)"' with.json > objs.got
+awk '$1 == "o" { s[$2] = $3; o[++n] = $2 } $1 == "f" && $2 ~ /^\[/ { sub(/^\[/, "", $2); sub(/\+0x[0-9a-f]+\]$/, "", $2); p[$2]++ }
+	END { for (i = 1; i <= n; i++) if (p[o[i]]) print o[i], p[o[i]], s[o[i]] }' d.profile > objs.expect
+diff -u objs.expect objs.got || fail "the libraries' pages or samples in score's JSON differ from the profile's"
+# the text says what the JSON does
+$CACHEPIN score -m d.map -c 4K:1:16 d d.profile > with.txt 2> /dev/null || fail "score (text) failed"
+jq -r --argjson all "$(jq '.samples' with.json)" '.caches[0] as $c | [$c.objects | to_entries[] |
+	"\(.value.name) \(.value.lru)\(if .key == 0 then " LRU misses" else "" end), \(100 * .value.lru / $c.misses.lru * 10 | round / 10 | tostring | if test("\\.") then . else . + ".0" end) %\(if .key == 0 then " of all" else "" end) (\(100 * .value.samples / $all * 10 | round / 10 | tostring | if test("\\.") then . else . + ".0" end) %\(if .key == 0 then " of the samples" else "" end))"] |
+	"  shared libraries (fixed): " + join("; ")' with.json > line.expect
+grep '^  shared libraries' with.txt > line.got
+diff -u line.expect line.got || fail "score's text line of the libraries differs from its JSON"
 
 # plan: the libraries' pages stay where they are and are never emitted
 $CACHEPIN plan -m d.map -c 4K:1:16 -o d.lds -a d.align d d.profile 2> plan.err ||

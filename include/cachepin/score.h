@@ -93,4 +93,18 @@ struct cachepin_score_pair {
 int cachepin_score__pairs(const struct cachepin_score *s, struct cachepin_score_pair **pairs,
 			  size_t *nr);
 
+struct cachepin_profile;
+
+/*
+ * The LRU misses of S (CACHEPIN_SCORE_DETAIL) in the code of each other
+ * object of P: a shared library's hot pages, the fixed occupants
+ * "[NAME+0xPAGE]" that loading P added to BIN.  OUT[i] gets those of
+ * P->objects[i] (P->nr_objects entries), PAGES[i] (unless NULL) how many
+ * of its pages BIN holds: an object without any (the kernel, a library
+ * whose samples had no address) has no lines.  Returns 0, or -EINVAL when
+ * S was scored without the detail.
+ */
+int cachepin_score__object_misses(const struct cachepin_score *s, const struct cachepin_binary *bin,
+				  const struct cachepin_profile *p, uint64_t *out, size_t *pages);
+
 #endif

@@ -13,11 +13,12 @@
  * recording had it (its file offset when the recording gave no address),
  * in a stretch of the address space of its own past the binary's end.  So
  * the model and the planner count its lines in their sets, and no plan
- * moves them.
+ * moves them.  Scored, their misses are each library's.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include "cachepin/profile.h"
+#include "cachepin/score.h"
 #include "internal.h"
 #include "binary-int.h"
 #include "profile-int.h"
@@ -52,6 +53,31 @@ bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *n
 	uint64_t page;
 
 	return page_of(p, name, &page) != NULL;
+}
+
+int cachepin_score__object_misses(const struct cachepin_score *s, const struct cachepin_binary *bin,
+				  const struct cachepin_profile *p, uint64_t *out, size_t *pages)
+{
+	const struct cachepin_pobject *o;
+	uint64_t page;
+	size_t i;
+
+	if (!s->func_miss)
+		return -EINVAL;
+	for (i = 0; i < p->nr_objects; i++) {
+		out[i] = 0;
+		if (pages)
+			pages[i] = 0;
+	}
+	for (i = 0; i < bin->nr_funcs; i++) {
+		if (!(bin->funcs[i].flags & CACHEPIN_FUNC_SYNTHETIC) ||
+		    !(o = page_of(p, bin->funcs[i].name, &page)))
+			continue;
+		out[o - p->objects] += s->func_miss[i];
+		if (pages)
+			pages[o - p->objects]++;
+	}
+	return 0;
 }
 
 static int cmp_synth(const void *a, const void *b)

@@ -134,6 +134,64 @@ static void capacity_note(FILE *f, const struct cachepin_cache *c, const struct 
 		"and there is no conflict part for a layout to remove");
 }
 
+/*
+ * The misses in each shared library's hot pages, beside its share of the
+ * samples: NULL when the profile has no library with pages, else an
+ * array of r->prof->nr_objects (caller frees) and *PAGES another.
+ */
+static uint64_t *object_misses(const struct report *r, const struct cachepin_score *s, size_t **pages)
+{
+	const struct cachepin_profile *p = r->prof;
+	uint64_t *miss;
+	size_t i, any = 0;
+
+	*pages = NULL;
+	if (!p->nr_objects)
+		return NULL;
+	miss = calloc(p->nr_objects, sizeof(*miss));
+	*pages = calloc(p->nr_objects, sizeof(**pages));
+	if (!miss || !*pages || cachepin_score__object_misses(s, r->bin, p, miss, *pages)) {
+		free(miss);
+		free(*pages);
+		*pages = NULL;
+		return NULL;
+	}
+	for (i = 0; i < p->nr_objects; i++)
+		any += (*pages)[i];
+	if (!any) {
+		free(miss);
+		free(*pages);
+		*pages = NULL;
+		return NULL;
+	}
+	return miss;
+}
+
+/* "  shared libraries (fixed): libc.so.6 26 LRU misses, 76.5 % of all (52.8 % of the samples); ..." */
+static void text_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
+{
+	const struct cachepin_profile *p = r->prof;
+	uint64_t lru = s->miss[CACHEPIN_REPL_LRU], *miss;
+	size_t i, n = 0, *pages;
+
+	if (!(miss = object_misses(r, s, &pages)))
+		return;
+	fprintf(f, "  shared libraries (fixed):");
+	for (i = 0; i < p->nr_objects; i++) {
+		if (!pages[i])
+			continue;
+		fprintf(f, "%s %s %" PRIu64 "%s, %.1f %%%s (%.1f %%%s)", n ? ";" : "", p->objects[i].name,
+			miss[i], n ? "" : " LRU misses", lru ? 100.0 * (double)miss[i] / (double)lru : 0,
+			n ? "" : " of all",
+			p->nr_samples ? 100.0 * (double)p->objects[i].samples / (double)p->nr_samples : 0,
+			n ? "" : " of the samples");
+		n++;
+	}
+	fputc('\n', f);
+	free(miss);
+	free(pages);
+}
+
 static void text_cache(FILE *f, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_cache *c = &s->cache;
@@ -161,6 +219,7 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 		s->miss[CACHEPIN_REPL_LRU] ? 100.0 * ((double)s->miss[CACHEPIN_REPL_LRU] - (double)s->miss_fa_lru) /
 						     (double)s->miss[CACHEPIN_REPL_LRU] : 0);
 	capacity_note(f, c, s);
+	text_objects(f, r, s);
 	for (i = 0; i < c->sets; i++) {
 		if (s->sets[i].lines)
 			hot++;
@@ -238,6 +297,29 @@ static int write_text(FILE *f, void *ctx)
 	return 0;
 }
 
+/* "objects": the shared libraries with hot pages, their LRU misses and samples */
+static void json_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
+{
+	const struct cachepin_profile *p = r->prof;
+	uint64_t *miss;
+	size_t i, n = 0, *pages;
+
+	if (!(miss = object_misses(r, s, &pages)))
+		return;
+	fprintf(f, "      \"objects\": [");
+	for (i = 0; i < p->nr_objects; i++) {
+		if (!pages[i])
+			continue;
+		fprintf(f, "%s\n        { \"name\": ", n++ ? "," : "");
+		json_str(f, p->objects[i].name);
+		fprintf(f, ", \"pages\": %zu, \"samples\": %" PRIu64 ", \"lru\": %" PRIu64 " }", pages[i],
+			p->objects[i].samples, miss[i]);
+	}
+	fprintf(f, "\n      ],\n");
+	free(miss);
+	free(pages);
+}
+
 static int write_json(FILE *f, void *ctx)
 {
 	const struct report *r = ctx;
@@ -270,6 +352,7 @@ static int write_json(FILE *f, void *ctx)
 		fprintf(f, ", \"fully_associative_lru\": %" PRIu64 ", \"fully_associative_optimal\": %" PRIu64
 			", \"conflict\": %" PRId64 " },\n",
 			s->miss_fa_lru, s->miss_fa_opt, (int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru));
+		json_objects(f, r, s);
 		fprintf(f, "      \"sets_detail\": [");
 		for (set = 0, k = 0; set < s->cache.sets; set++) {
 			const struct cachepin_score_set *ss = &s->sets[set];
