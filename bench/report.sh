@@ -138,8 +138,9 @@ if [ $mode = recordings ]; then
 	echo "# Plans from $RECORDINGS recordings of each workload"
 	echo
 	echo "\`bench/run.sh --recordings\`: the same workload recorded $RECORDINGS times (\`perf"
-	echo "record -e cpu-clock -g\`), cachepin's plan for $PLAN_CACHES and C3's order"
-	echo "made from each, cachegrind's I1 misses (4 ways, 32-byte lines).  A pair's"
+	echo "record -e cpu-clock -g\`), cachepin's plan for $PLAN_CACHES, each cache's own"
+	echo "plan (cachepin16, cachepin32, cachepin64: measured at their size only) and"
+	echo "C3's order made from each, cachegrind's I1 misses (4 ways, 32-byte lines).  A pair's"
 	echo "difference is |a - b| / min(a, b), over every pair of recordings.  Layout"
 	echo "keep: each recording after the first re-planned with \`cachepin plan --keep\`"
 	echo "of the first one's plan, as a user re-plans after profiling again (its"
@@ -156,8 +157,8 @@ if [ $mode = recordings ]; then
 		sort(S, ns)
 		for (i = 1; i <= np; i++)
 			for (j = 1; j <= ns; j++)
-				for (l = 1; l <= 3; l++) {
-					lay = l == 1 ? "cachepin" : l == 2 ? "c3" : "keep"
+				for (l = 1; l <= 4; l++) {
+					lay = l == 1 ? "cachepin" : l == 2 ? "c3" : l == 3 ? "keep" : "cachepin" S[j] / 1024
 					k = P[i] SUBSEP S[j] SUBSEP lay
 					c = n[k]
 					if (c < 2)
@@ -181,6 +182,39 @@ if [ $mode = recordings ]; then
 	function min(v, c,	a, r) { r = v[1]; for (a = 2; a <= c; a++) if (v[a] < r) r = v[a]; return r }
 	function max(v, c,	a, r) { r = v[1]; for (a = 2; a <= c; a++) if (v[a] > r) r = v[a]; return r }
 	' "$R/recordings.csv"
+	if [ -r "$CSV" ]; then
+	echo
+	echo "Each cache's own plan (cachepin16, cachepin32, cachepin64 from each"
+	echo "recording) against the best of the layouts of \`layouts.csv\` that are not"
+	echo "cachepin's (their links do not depend on a recording): one recording's"
+	echo "plan is one draw, the median is the cell's verdict (ratio = median / peer)."
+	echo
+	echo "| program | cache | plan | min | median | max | best peer | its misses | ratio | recordings at or below the peer |"
+	echo "|---|---:|---|---:|---:|---:|---|---:|---:|---:|"
+	for p; do
+		awk -F, -v p="$p" "$AWKLIB"'
+			FNR == 1 { f++ }
+			f == 1 && FNR > 1 && $1 == p { m[$2, $3] = $4; L[$2] = 1 }
+			f == 2 && FNR > 1 && $1 == p && $2 == "cachepin" $4 / 1024 { n[$4]++; v[$4, n[$4]] = $5 }
+			END {
+				for (s in n) {
+					if (n[s] < 2)
+						continue
+					bp = best_peer(m, L, s)
+					if (bp == "" || !((bp, s) in m))
+						continue
+					c = 0; lo = 0
+					for (a = 1; a <= n[s]; a++) {
+						x[++c] = v[s, a]
+						if (v[s, a] <= m[bp, s])
+							lo++
+					}
+					med = median(x, c)
+					printf "%d| %s | %dK | cachepin%d | %d | %d | %d | %s | %d | %.3f | %d of %d |\n", s, p, s / 1024, s / 1024, x[1], med, x[c], bp, m[bp, s], med / m[bp, s], lo, c
+				}
+			}' "$CSV" "$R/recordings.csv" | sort -n | cut -d'|' -f2- | sed 's/^/|/'
+	done
+	fi
 	echo
 	echo "Hot units of two plans in another first set (of the hot units both plans"
 	echo "have), over every pair of recordings:"

@@ -63,7 +63,11 @@
 #             every pair of recordings, and the hot units two plans put
 #             in another first set; and every recording but the first
 #             re-planned with --keep of the first one's plan (layout
-#             keep), as a user re-plans after profiling again.  Results:
+#             keep), as a user re-plans after profiling again; and from
+#             each recording each cache's own plan (for each size of
+#             $SOLE_CACHES, measured there), against the best peer of
+#             layouts.csv: one recording's plan is one draw, the median
+#             over the recordings is the cell's verdict.  Results:
 #             $RESULTS/recordings.md, recordings.csv, recordings-sets.csv
 #             and recordings-keep.csv
 #
@@ -85,6 +89,7 @@
 #                Cortex-A9 sizes)
 #   PROFILE_FREQ perf record -F (20000)
 #   RECORDINGS   --recordings: recordings per program (6, at least 2)
+#   SOLE_CACHES  --recordings: the sizes planned alone (16384 32768 65536)
 #   JOBS         parallel cachegrind and score runs (nproc)
 #   CACHEPIN     the cachepin binary (./cachepin)
 #
@@ -118,6 +123,7 @@ recordings)
 	RESULTS=${RESULTS:-$top/bench/results}
 	CACHES=${CACHES:-32768 65536}
 	RECORDINGS=${RECORDINGS:-6}
+	SOLE_CACHES=${SOLE_CACHES:-16384 32768 65536}
 	case $RECORDINGS in [2-9]|[1-9][0-9]) ;; *) echo "error: RECORDINGS=$RECORDINGS: not a number from 2 to 99" >&2; exit 1 ;; esac
 	LAYOUTS=${LAYOUTS:-default}
 	;;
@@ -304,6 +310,22 @@ rec_plan() {
 	hot_sets "$RD/$_n.align" > "$RD/$_n.sets"
 }
 
+# rec_sole SIZE K PROFILE: (--recordings) the plan for SIZE:4:32 alone
+# from PROFILE as $RD/cachepinKSIZE_K (cachepin16_3: 16K, recording 3),
+# linked, checked, measured at SIZE only
+rec_sole() {
+	_n=cachepin$(($1 / 1024))_$2
+	"$CACHEPIN" plan --map "$L/default.map" -c "$(($1 / 1024))K:4:32" --standalone \
+		-o "$RD/$_n.lds" "$L/default" "$3" > "$RD/$_n.plan.txt" 2>&1 ||
+		{ cat "$RD/$_n.plan.txt" >&2; die "'$p': cachepin plan -c $(($1 / 1024))K:4:32 failed for $3"; }
+	link "$W/build" "$RD/$_n" -Wl,-T,"$RD/$_n.lds"
+	(cd "$IN" && $ENV "$RD/$_n" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$_n")
+	cmp -s "$W/out.ref" "$RD/out.$_n" || die "'$p' layout '$_n' prints something else"
+	"$CACHEPIN" check "$RD/$_n" "$RD/$_n.align" > "$RD/$_n.check" 2>&1 ||
+		{ cat "$RD/$_n.check" >&2; die "'$RD/$_n': cachepin check failed"; }
+	cg_job "$RD/$_n" $1 4 "$RD/$_n.$1" >> "$W/jobs"
+}
+
 # bench_recordings: (--recordings) a plan and a C3 order from each of
 # $_RECS, linked, checked, measured; rows of recordings.csv, and of
 # recordings-sets.csv the plans' hot units in another first set for
@@ -327,6 +349,10 @@ bench_recordings() {
 		# re-planned with --keep of the first one's plan, as a user
 		# re-plans after profiling again (keep1 is that plan)
 		[ $k -eq 1 ] || rec_plan keep$k "$W/$_P.profile" --keep "$RD/cachepin1.align"
+		# each geometry's own plan: a bench cell is judged on them
+		for s in $SOLE_CACHES; do
+			rec_sole $s $k "$W/$_P.profile"
+		done
 		k=$((k + 1))
 	done
 	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
@@ -338,6 +364,13 @@ bench_recordings() {
 			for s in $CACHES; do
 				echo "$p,$l,$k,$s,$(misses "$RD/$l$k.$s")"
 			done
+			k=$((k + 1))
+		done
+	done >> "$RESULTS/recordings.csv.tmp"
+	for s in $SOLE_CACHES; do
+		k=1
+		while [ $k -le "$RECORDINGS" ]; do
+			echo "$p,cachepin$((s / 1024)),$k,$s,$(misses "$RD/cachepin$((s / 1024))_$k.$s")"
 			k=$((k + 1))
 		done
 	done >> "$RESULTS/recordings.csv.tmp"

@@ -51,12 +51,16 @@ grep -q '^## Model fidelity' "$R/layouts.md" || fail "no model fidelity section"
 grep -q '^| cachepin |' "$R/layouts.md" || fail "no cachepin row in layouts.md"
 grep -q '^## Stability' "$R/layouts.md" || fail "no stability table"
 
-# --recordings: two new recordings, a plan and a C3 order from each
+# --recordings: two new recordings, a plan, the 32K cache's own plan and
+# a C3 order from each; the own plans against the peers of the layouts
+# measured above
 R2=$testdir/recordings
-RESULTS=$R2 RECORDINGS=2 CACHES=32768 CACHEPIN=$top/cachepin "$top/bench/run.sh" --recordings readelf \
+mkdir -p "$R2"
+cp "$R/layouts.csv" "$R2/"
+RESULTS=$R2 RECORDINGS=2 CACHES=32768 SOLE_CACHES=32768 CACHEPIN=$top/cachepin "$top/bench/run.sh" --recordings readelf \
 	> rec.out 2> rec.err || { tail -20 rec.err >&2; fail "bench/run.sh --recordings failed"; }
-n=$(grep -Ec '^readelf,(cachepin|c3|keep),[12],32768,[1-9][0-9]*$' "$R2/recordings.csv")
-[ "$n" -eq 6 ] || fail "recordings rows: $n, want 6"
+n=$(grep -Ec '^readelf,(cachepin|c3|keep|cachepin32),[12],32768,[1-9][0-9]*$' "$R2/recordings.csv")
+[ "$n" -eq 8 ] || fail "recordings rows: $n, want 8"
 # the second recording re-planned with --keep of the first one's plan:
 # recording 1 of that layout is the first plan, and the code did not
 # change, so every hot unit both plans have keeps its set
@@ -75,7 +79,13 @@ awk -F, 'NR > 1 { m[$2, $3] = $5 }
 		printf "| readelf | 32K | %s | %d | %d | %d | %.1f %% | %.1f %% | %d of 1 |\n",
 			l, lo, (a + b) / 2, hi, (hi - lo) / lo * 100, (hi - lo) / lo * 100, (hi - lo) / lo * 100 <= 3
 	}
-	END { row("cachepin"); row("c3"); row("keep") }' "$R2/recordings.csv" > expect
+	END { row("cachepin"); row("c3"); row("keep"); row("cachepin32") }' "$R2/recordings.csv" > expect
+awk -F, 'FNR == 1 { f++ } f == 1 && FNR > 1 && $1 == "readelf" && $2 !~ /^cachepin/ && $3 == 32768 {
+		if (bp == "" || $4 < pm || ($4 == pm && $2 < bp)) { bp = $2; pm = $4 } }
+	f == 2 && $2 == "cachepin32" { v[$3] = $5 }
+	END { lo = v[1] < v[2] ? v[1] : v[2]; hi = v[1] < v[2] ? v[2] : v[1]; med = (v[1] + v[2]) / 2
+		printf "| readelf | 32K | cachepin32 | %d | %d | %d | %s | %d | %.3f | %d of 2 |\n",
+			lo, med, hi, bp, pm, med / pm, (v[1] <= pm) + (v[2] <= pm) }' "$R/layouts.csv" "$R2/recordings.csv" >> expect
 grep '^| readelf | 32K |' "$R2/recordings.md" > got
 testrun_compare cat got < expect
 exit 0
