@@ -288,6 +288,13 @@ testrun_compare jq -c '.caches[0] | [.old.lru, .new.lru, .moved, ([.pairs[] | .s
 [17,659073,5,["new"],"route"]
 EOF
 expect_fail "need two builds and a profile" $CACHEPIN diff golden hot.txt
+# --svg never writes over an input: either build, the profile, a map
+for f in golden golden.new hot.txt golden.map golden.new.map; do
+	cp "$f" guard.orig
+	expect_fail "'$f' is an input; writing it would lose it" $CACHEPIN diff -c 1K:2:32 --svg "$f" \
+		--old-map golden.map --new-map golden.new.map golden golden.new hot.txt
+	cmp -s "$f" guard.orig || fail "diff --svg $f changed it"
+done
 # the new build as its symbol map (nm output, as a System.map): the old
 # build's functions at its addresses, the same comparison
 arm-linux-gnueabihf-nm golden.new > golden.new.nm

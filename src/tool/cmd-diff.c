@@ -320,6 +320,14 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (tool_default_cache(&a.in))
 		return EXIT_USAGE;
+	{
+		const char *more[5] = { argv[first], argv[first + 1], argv[first + 2], a.old_map, a.new_map };
+		const char *outs[1] = { a.svg };
+
+		if ((rc = tool_check_inputs_outputs(&a.in, more, 5, outs, 1)))
+			goto out;
+		rc = 1;
+	}
 	old_elf = is_elf(argv[first]);
 	new_elf = is_elf(argv[first + 1]);
 	if (old_elf < 0 || new_elf < 0)
