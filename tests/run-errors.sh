@@ -187,6 +187,43 @@ done
 $CACHEPIN score --refs 1048576 -c 4K:4:32 hotfuncs huge.prof > huge.score 2>&1 || { cat huge.score >&2; fail "score of a profile with huge weights failed"; }
 grep -q "misses LRU" huge.score || fail "score of huge weights printed no misses"
 
+# every reader of a line format stops at binary data and at a line of
+# more than 1 MiB, and says where: /dev/zero is one endless line of NULs
+head -c 1100000 /dev/zero | tr '\0' a > long.txt
+printf '# cachepin-profile 3\n' | cat - long.txt > long.prof
+printf 'main 10\n' | cat - long.txt > long.hot
+printf 'swap hot_a hot_b\0 # after a NUL\nswap hot_b hot_c\n' > nul.edits
+for input in check:/dev/zero check:long.txt score:long.prof score:long.hot map:/dev/zero map:long.txt \
+	whatif:/dev/zero whatif:long.txt whatif:nul.edits; do
+	f=${input#*:}
+	case $input in
+	check:*) set -- check hotfuncs "$f" ;;
+	score:*) set -- score -c 4K:4:32 hotfuncs "$f" ;;
+	map:*) set -- diff -c 4K:4:32 hotfuncs "$f" good.prof ;;
+	whatif:*) set -- whatif -c 4K:4:32 -f "$f" hotfuncs good.prof ;;
+	esac
+	rc=0
+	timeout 60 $CACHEPIN "$@" > reader.out 2> reader.err || rc=$?
+	[ $rc = 1 ] || { cat reader.err >&2; fail "'cachepin $*' exited $rc, not 1"; }
+	case $f in
+	/dev/zero) msg="cachepin: '/dev/zero':1: a line longer than 1048576 bytes: not a text file of ours" ;;
+	nul.edits) msg="cachepin: 'nul.edits':1: binary data (a NUL byte): not a text file" ;;
+	long.prof) msg="cachepin: 'long.prof':2: a line longer than 1048576 bytes: not a text file of ours" ;;
+	long.txt) msg="cachepin: 'long.txt':1: a line longer than 1048576 bytes: not a text file of ours" ;;
+	long.hot) msg="cachepin: 'long.hot':2: a line longer than 1 MiB: not a text profile" ;;
+	esac
+	testrun_compare grep -v '^hint:' reader.err <<EOF
+$msg
+EOF
+	[ ! -s reader.out ] || fail "'cachepin $*' printed a report"
+done
+# endless noise as a System.map: the first NUL ends it
+rc=0
+head -c 10000000 /dev/urandom > noise
+timeout 60 $CACHEPIN diff -c 4K:4:32 hotfuncs noise good.prof > /dev/null 2> reader.err || rc=$?
+[ $rc = 1 ] && grep -q "^cachepin: 'noise':[0-9]*: binary data (a NUL byte): not a text file$" reader.err ||
+	{ cat reader.err >&2; fail "a System.map of noise: exit $rc"; }
+
 # usage errors exit 129, failures 1
 rc=0; $CACHEPIN profile hotfuncs 2>/dev/null || rc=$?
 [ $rc = 129 ] || fail "missing argument must exit 129 (got $rc)"

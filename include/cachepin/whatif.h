@@ -51,6 +51,16 @@ int cachepin_edit__parse(struct cachepin_edit *e, const char *text, const char *
 void cachepin_edit__release(struct cachepin_edit *e);
 
 /*
+ * The edits of the file PATH, one a line ('#' starts a comment; blank
+ * lines are skipped), each parsed as cachepin_edit__parse() does with
+ * "'PATH':LINE" for WHERE, appended to *EDITS (*NR of them, *CAP its
+ * room; the caller releases each and frees the array, also on error).
+ * Binary data (a NUL byte) or a line longer than a text line may be is
+ * an error.  Returns 0, or a negative errno after a message.
+ */
+int cachepin_edit__read(const char *path, struct cachepin_edit **edits, size_t *nr, size_t *cap);
+
+/*
  * Apply the N edits E to R in order and lay R out.  Returns 0, or
  * -EINVAL after logging "WHERE: EDIT: <why>" (an unknown or ambiguous
  * function, fixed code, a unit of another output section, an address

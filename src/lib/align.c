@@ -198,7 +198,7 @@ static int read_line(struct cachepin_align *a, size_t *cap, char *line, const ch
 	char *f[9];
 	size_t n;
 
-	if (line[0] == '#' || line[0] == '\n')
+	if (line[0] == '#' || line[0] == '\n' || !line[0])
 		return 0;
 	if (trail->seen) {
 		*what = "a line after the 'end' line";
@@ -313,10 +313,12 @@ struct cachepin_align *cachepin_align__read(const char *path)
 	struct seen_unit *seen = NULL;
 	struct align_end end = { 0 };
 	char endmsg[160];
-	size_t cap = 0, acap = 0, nr_before = 0;
+	size_t acap = 0, nr_before = 0;
 	unsigned long lineno = 0;
 	const char *what = NULL;
+	struct scan_reader r = { 0 };
 	char *line = NULL;
+	bool said;
 	int err = 0;
 	FILE *fp;
 
@@ -332,8 +334,8 @@ struct cachepin_align *cachepin_align__read(const char *path)
 		errno = err;
 		return NULL;
 	}
-	while (!err && getline(&line, &cap, fp) > 0) {
-		lineno++;
+	r.f = fp;
+	while (!err && (line = cachepin_scan_text_line(&r, path, &lineno, &err))) {
 		if (lineno == 1 && strncmp(line, "# cachepin-align 1", 18)) {
 			what = "not a cachepin alignment file (no '# cachepin-align 1' line)";
 			err = -EINVAL;
@@ -344,6 +346,7 @@ struct cachepin_align *cachepin_align__read(const char *path)
 			err = unit_twice(a, &seen, &what);
 		nr_before = a->nr;
 	}
+	said = err && !line;	/* the reader's error, said */
 	if (!err && !lineno) {
 		what = "empty file";
 		err = -EINVAL;
@@ -369,11 +372,13 @@ struct cachepin_align *cachepin_align__read(const char *path)
 		}
 	}
 	free_seen(&seen);
-	free(line);
+	cachepin_scan_release(&r);
 	fclose(fp);
 	if (!err)
 		return a;
-	if (err == -ENOMEM)
+	if (said)
+		;
+	else if (err == -ENOMEM)
 		pr_warn("'%s':%lu: out of memory\n", path, lineno);
 	else
 		pr_warn("'%s':%lu: %s\n", path, lineno, what);

@@ -143,6 +143,7 @@ struct reader {
 	struct fkey_ent *funcs;		/* the 'f' lines, by fkey() */
 	unsigned long lineno;		/* lines read */
 	const char *what;
+	bool said;			/* the line reader's error, said */
 	double total, gsum;		/* the weights so far, of all and of the last 'f' */
 };
 
@@ -391,27 +392,23 @@ static int read_line(struct reader *r, char *line)
 	return read_header(r, fv, nf);
 }
 
-/* Every line of F, then the checks of the whole.  Also -errno of a read error. */
-static int read_all(struct reader *r, FILE *f)
+/*
+ * Every line of F, then the checks of the whole.  Also the line reader's
+ * errors (said: r->said).
+ */
+static int read_all(struct reader *r, FILE *f, const char *path)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	struct scan_reader sr = { .f = f };
+	char *line;
 	int err = 0;
 
-	for (;;) {
-		errno = 0;
-		if (getline(&line, &cap, f) < 0) {
-			/* a read error, or out of memory if not at the end */
-			if (ferror(f) || !feof(f))
-				err = errno ? -errno : -EIO;
-			break;
-		}
-		r->lineno++;
+	while ((line = cachepin_scan_text_line(&sr, path, &r->lineno, &err))) {
 		err = read_line(r, line);
 		if (err)
 			break;
 	}
-	free(line);
+	r->said = err && !line;
+	cachepin_scan_release(&sr);
 	if (!err && r->lineno == 0)
 		err = bad_line(r, "empty file");
 	if (!err)
@@ -436,7 +433,7 @@ struct cachepin_profile *cachepin_profile__read(const char *path)
 	r.p = calloc(1, sizeof(*r.p));
 	if (r.p) {
 		r.p->granule = CACHEPIN_PROFILE_GRANULE;
-		err = read_all(&r, f);
+		err = read_all(&r, f, path);
 	}
 	fclose(f);
 	HASH_ITER(hh, r.funcs, ke, tmp) {
@@ -446,7 +443,9 @@ struct cachepin_profile *cachepin_profile__read(const char *path)
 	}
 	if (!err)
 		return r.p;
-	if (r.what)
+	if (r.said)
+		;
+	else if (r.what)
 		pr_warn("'%s':%lu: %s\n", path, r.lineno ? r.lineno : 1, r.what);
 	else if (err == -ENOMEM)
 		pr_warn("'%s': out of memory\n", path);

@@ -68,6 +68,10 @@ char *cachepin_scan_line(struct scan_reader *r, size_t *len, int *err)
 			return line;
 		}
 		r->scanned = r->end;
+		if (r->end - r->start > CACHEPIN_SCAN_LINE_MAX) {
+			*err = -EFBIG;
+			return NULL;
+		}
 		if (r->eof) {
 			if (r->start == r->end || !r->buf)
 				return NULL;
@@ -82,6 +86,32 @@ char *cachepin_scan_line(struct scan_reader *r, size_t *len, int *err)
 		if (*err)
 			return NULL;
 	}
+}
+
+char *cachepin_scan_text_line(struct scan_reader *r, const char *path, unsigned long *lineno,
+			      int *err)
+{
+	size_t len;
+	char *line = cachepin_scan_line(r, &len, err);
+
+	if (line) {
+		++*lineno;
+		if (!memchr(line, '\0', len))
+			return line;
+		pr_warn("'%s':%lu: binary data (a NUL byte): not a text file\n", path, *lineno);
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (*err == -EFBIG)
+		pr_warn("'%s':%lu: a line longer than %u bytes: not a text file of ours\n", path,
+			*lineno + 1, CACHEPIN_SCAN_LINE_MAX);
+	else if (*err)
+		pr_warn("out of memory\n");
+	else if (r->error) {
+		pr_warn("cannot read '%s': %s\n", path, strerror(errno ? errno : EIO));
+		*err = -EIO;
+	}
+	return NULL;
 }
 
 void cachepin_scan_release(struct scan_reader *r)

@@ -219,7 +219,14 @@ static inline bool scan_u64(const char *p, const char *e, uint64_t *v)
 size_t cachepin_scan_split(char *line, char **fv, size_t max);
 
 /*
- * The line reader: lines of F of any length, like getline(), but the
+ * The longest line a text input may have: a perf script line is under a
+ * KiB, a profile's granule line a few.  Past it the input is no text of
+ * ours (one line of /dev/zero would fill the memory).
+ */
+#define CACHEPIN_SCAN_LINE_MAX	(1u << 20)
+
+/*
+ * The line reader: lines of F up to CACHEPIN_SCAN_LINE_MAX, like getline(), but the
  * bytes read ahead stay in the buffer, so that a caller can look at the
  * start of a pipe (cachepin_scan_peek()) before it reads it as lines.
  * Start it zeroed with F set; F is the caller's to close.
@@ -245,10 +252,21 @@ int cachepin_scan_peek(struct scan_reader *r, size_t want);
 /*
  * The next line without its '\n', NUL-terminated (it may hold NUL bytes
  * of its own: LEN is its length), valid until the next call; sets
- * r->cut.  NULL at the end of the input (*ERR = 0; see r->error) or when
- * memory runs out (*ERR = -ENOMEM).
+ * r->cut.  NULL at the end of the input (*ERR = 0; see r->error), when
+ * memory runs out (*ERR = -ENOMEM) or at a line longer than
+ * CACHEPIN_SCAN_LINE_MAX (*ERR = -EFBIG).
  */
 char *cachepin_scan_line(struct scan_reader *r, size_t *len, int *err);
+
+/*
+ * The readers of line formats (alignment file, profile, System.map, edit
+ * files): the next line of PATH through R, counted in *LINENO.  NULL at
+ * the end (*ERR = 0), or with *ERR set after a message naming the file
+ * and line: a NUL byte (-EINVAL: binary data), a line too long (-EFBIG),
+ * a read error (-EIO), -ENOMEM.
+ */
+char *cachepin_scan_text_line(struct scan_reader *r, const char *path, unsigned long *lineno,
+			      int *err);
 
 /* Free the buffer (not F). */
 void cachepin_scan_release(struct scan_reader *r);

@@ -118,19 +118,26 @@ static int read_elf(struct cachepin_symmap *sm, const char *path, int fd)
 	return err == -ENOENT || err == -ENODATA ? 0 : err;
 }
 
+/*
+ * A System.map or nm output lists a symbol within its first lines; so
+ * many lines without one are another file (or endless noise).
+ */
+#define MAP_FIRST_SYMBOL 100000
+
 static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 {
-	char *line = NULL, *end;
-	size_t cap = 0;
+	struct scan_reader r = { .f = f };
+	char *line, *end;
 	unsigned long lineno = 0, good = 0;
 	int err = 0;
 
-	while (getline(&line, &cap, f) > 0 && !err) {
+	while (!err && (line = cachepin_scan_text_line(&r, path, &lineno, &err))) {
 		char *tok[4];
 		size_t n;
 		uint64_t addr;
 
-		lineno++;
+		if (!good && lineno > MAP_FIRST_SYMBOL)
+			break;
 		n = cachepin_scan_split(line, tok, ARRAY_SIZE(tok));
 		if (n < 3)
 			continue;	/* "U name" lines of nm, blank lines */
@@ -141,7 +148,7 @@ static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 		err = sm_add(sm, n == 4 ? tok[3] : tok[2], addr);
 		good++;
 	}
-	free(line);
+	cachepin_scan_release(&r);
 	if (!err && !good) {
 		pr_warn("'%s': not an ELF file, System.map or nm output\n", path);
 		return -EINVAL;
@@ -199,8 +206,10 @@ static int cmp_map_sym(const void *pa, const void *pb)
 static int read_map_syms(const char *path, struct map_sym **out, size_t *nr, unsigned int *digits)
 {
 	FILE *f = fopen(path, "r");
-	char *line = NULL, *end;
-	size_t cap = 0, acap = 0;
+	struct scan_reader r = { .f = f };
+	char *line, *end;
+	size_t acap = 0;
+	unsigned long lineno = 0;
 	int err = 0;
 
 	*out = NULL;
@@ -211,12 +220,14 @@ static int read_map_syms(const char *path, struct map_sym **out, size_t *nr, uns
 		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
 		return err;
 	}
-	while (!err && getline(&line, &cap, f) > 0) {
+	while (!err && (line = cachepin_scan_text_line(&r, path, &lineno, &err))) {
 		char *tok[4];
 		size_t n = cachepin_scan_split(line, tok, ARRAY_SIZE(tok));
 		uint64_t addr, size = 0;
 		const char *type;
 
+		if (!*nr && lineno > MAP_FIRST_SYMBOL)
+			break;
 		if (n < 3 || !isxdigit((unsigned char)tok[0][0]))
 			continue;
 		addr = strtoull(tok[0], &end, 16);
@@ -240,7 +251,7 @@ static int read_map_syms(const char *path, struct map_sym **out, size_t *nr, uns
 		(*out)[*nr].size = size;
 		(*out)[(*nr)++].type = type[0];
 	}
-	free(line);
+	cachepin_scan_release(&r);
 	fclose(f);
 	if (!err && !*nr) {
 		pr_warn("'%s': no text symbols: not a System.map or nm output\n", path);

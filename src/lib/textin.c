@@ -208,6 +208,12 @@ static int text_lines(struct textin *t, struct scan_reader *r, enum cachepin_tex
 		if (err)
 			return err;
 	}
+	_Static_assert(CACHEPIN_SCAN_LINE_MAX == 1u << 20, "the message says 1 MiB");
+	if (rerr == -EFBIG) {
+		t->lineno++;
+		t->cut_line = false;
+		return cachepin_text_error(t, "a line longer than 1 MiB: not a text profile");
+	}
 	if (rerr)
 		return rerr;
 	if (r->error) {

@@ -27,6 +27,41 @@ static const struct {
 
 #define EDIT_HINT "hint: edits are move FUNC ADDR|+N|-N, after FUNC OTHER, swap FUNC OTHER, align FUNC N, grow FUNC N, shrink FUNC N, pad FUNC N, pin FUNC\n"
 
+int cachepin_edit__read(const char *path, struct cachepin_edit **edits, size_t *nr, size_t *cap)
+{
+	struct scan_reader r = { 0 };
+	unsigned long lineno = 0;
+	char *line, where[4200];
+	int err = 0;
+
+	if (!(r.f = fopen(path, "r"))) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(-err));
+		return err;
+	}
+	while (!err && (line = cachepin_scan_text_line(&r, path, &lineno, &err))) {
+		char *hash = strchr(line, '#');
+
+		if (hash)
+			*hash = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line)
+			continue;
+		if (GROW(*edits, *cap, *nr + 1)) {
+			pr_warn("out of memory\n");
+			err = -ENOMEM;
+			break;
+		}
+		snprintf(where, sizeof(where), "'%.4000s':%lu", path, lineno);
+		if (!(err = cachepin_edit__parse(&(*edits)[*nr], line, where)))
+			++*nr;
+	}
+	cachepin_scan_release(&r);
+	fclose(r.f);
+	return err;
+}
+
 void cachepin_edit__release(struct cachepin_edit *e)
 {
 	if (!e)

@@ -92,34 +92,7 @@ static int add_edit(struct whatif_args *a, const char *text, const char *where)
 /* The edits of FILE, one a line.  0 or 1 after a message. */
 static int read_edits(struct whatif_args *a, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL, where[4200];
-	size_t cap = 0;
-	unsigned long no = 0;
-	ssize_t n;
-	int rc = 0;
-
-	if (!f)
-		return tool_error("cannot open '%s': %s", path, strerror(errno));
-	while (!rc && (n = getline(&line, &cap, f)) >= 0) {
-		char *hash = strchr(line, '#'), *p = line;
-
-		no++;
-		if (hash)
-			*hash = '\0';
-		line[strcspn(line, "\n")] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p)
-			continue;
-		snprintf(where, sizeof(where), "'%.4000s':%lu", path, no);
-		rc = add_edit(a, p, where);
-	}
-	if (!rc && ferror(f))
-		rc = tool_error("cannot read '%s': %s", path, strerror(errno));
-	free(line);
-	fclose(f);
-	return rc;
+	return cachepin_edit__read(path, &a->edits, &a->nr_edits, &a->cap) ? 1 : 0;
 }
 
 /* The edited layout for the emitters. */
