@@ -28,7 +28,10 @@ struct cachepin_emit_info {
 	const char *head_object;	/* MIPS <= 6.12 entry object to keep first, or NULL */
 };
 
-/* Each writes to F; 0, or -EIO when F failed, -ENOMEM. */
+/*
+ * Each writes to F; 0, or -EIO when F failed, -ENOMEM, or -EINVAL after a
+ * message for a path a linker script cannot spell (one with a '"').
+ */
 int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 			    const struct cachepin_binary *bin, const struct cachepin_emit_info *info);
 int cachepin_emit__lld_order(FILE *f, const struct cachepin_plan *plan,

@@ -95,9 +95,11 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 	if (plan->tail_to) {
 		const struct cachepin_func *tf = tail_func(bin, plan->tail_from, plan->tail_to);
 
-		if (tf)
-			fprintf(f, "tail %s 0x%" PRIx64 "\n", tf->name,
-				(tf->addr + plan->tail_shift) % plan->block_align);
+		if (tf) {
+			fputs("tail ", f);
+			cachepin_scan_put_field(f, tf->name);
+			fprintf(f, " 0x%" PRIx64 "\n", (tf->addr + plan->tail_shift) % plan->block_align);
+		}
 	}
 	fprintf(f, "# kind symbol object section offset align first-set hot-lines sets\n");
 	for (i = 0; i < plan->nr_units; i++) {
@@ -113,8 +115,13 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 			if (!n || sets[i][n - 1] != sets[i][j])
 				sets[i][n++] = sets[i][j];
 		/* hot lines: distinct (set, way span) pairs are lines; count distinct lines */
-		fprintf(f, "%s %s %s %s 0x%" PRIx64 " %" PRIu64 " %u %zu ", pu->hot ? "hot" : "fill",
-			fn ? fn->name : "-", u->object ? u->object : "-", u->section, off, pu->align,
+		fprintf(f, "%s ", pu->hot ? "hot" : "fill");
+		cachepin_scan_put_opt(f, fn ? fn->name : NULL);
+		fputc(' ', f);
+		cachepin_scan_put_opt(f, u->object);
+		fputc(' ', f);
+		cachepin_scan_put_field(f, u->section);
+		fprintf(f, " 0x%" PRIx64 " %" PRIu64 " %u %zu ", off, pu->align,
 			cachepin_cache__set(c, plan->base + off), n);
 		put_ranges(f, sets[i], n);
 		fputc('\n', f);
@@ -208,7 +215,11 @@ static int read_line(struct cachepin_align *a, size_t *cap, char *line, const ch
 		*what = "line too long";
 		return -EINVAL;
 	}
-	n = cachepin_scan_split(line, f, ARRAY_SIZE(f));
+	n = cachepin_scan_split_fields(line, f, ARRAY_SIZE(f));
+	if (n == SIZE_MAX) {
+		*what = "a quoted field without its closing '\"' (or a bad escape)";
+		return -EINVAL;
+	}
 	if (n == 2 && !strcmp(f[0], "block-align")) {
 		a->block_align = strtoull(f[1], NULL, 0);
 		if (!a->block_align || (a->block_align & (a->block_align - 1))) {

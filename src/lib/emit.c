@@ -68,23 +68,56 @@ static int count_sections(const struct cachepin_binary *bin, struct secname **ou
 	return 0;
 }
 
-/* The file pattern of an object as ld's map names it: "a.a(m.o)" -> "*a.a:m.o". */
-static void put_pattern(FILE *f, const struct cachepin_unit *u, struct secname *names)
+/*
+ * A file pattern in a linker script: as it is, or quoted where a byte
+ * would end it (a space, parentheses, a comma: "my dir/a.o"); ld's
+ * quoted names still match as wildcards, and have no escape for '"'.
+ * Returns 0 or -EINVAL after a message.
+ */
+static int put_file(FILE *f, const char *pat, const char *object)
+{
+	const char *c;
+
+	if (strchr(pat, '"')) {
+		pr_warn("'%s': a '\"' in an object's path cannot be written in a linker script\n", object);
+		pr_warn("hint: link it from a path without one\n");
+		return -EINVAL;
+	}
+	for (c = pat; *c; c++)
+		if ((unsigned char)*c <= ' ' || strchr("(),;={}!'", *c))
+			break;
+	fprintf(f, *c ? "\"%s\"" : "%s", pat);
+	return 0;
+}
+
+/*
+ * The file pattern of an object as ld's map names it: "a.a(m.o)" ->
+ * "*a.a:m.o", then the section.  Returns 0 or -EINVAL (see put_file), -ENOMEM.
+ */
+static int put_pattern(FILE *f, const struct cachepin_unit *u, struct secname *names)
 {
 	struct secname *e;
 	const char *o = u->object, *paren;
+	char *pat;
+	int err;
 
 	HASH_FIND_STR(names, u->section, e);
 	if (!o || (e && e->n == 1)) {
 		fprintf(f, "*(%s)", u->section);
-		return;
+		return 0;
 	}
 	paren = strchr(o, '(');
 	if (paren && o[strlen(o) - 1] == ')')
-		fprintf(f, "*%.*s:%.*s(%s)", (int)(paren - o), o,
-			(int)(strlen(paren) - 2), paren + 1, u->section);
+		err = asprintf(&pat, "*%.*s:%.*s", (int)(paren - o), o, (int)(strlen(paren) - 2), paren + 1);
 	else
-		fprintf(f, "%s%s(%s)", o[0] == '/' ? "" : "*", o, u->section);
+		err = asprintf(&pat, "%s%s", o[0] == '/' ? "" : "*", o);
+	if (err < 0)
+		return -ENOMEM;
+	err = put_file(f, pat, o);
+	free(pat);
+	if (!err)
+		fprintf(f, "(%s)", u->section);
+	return err;
 }
 
 void emit_header(FILE *f, const struct cachepin_plan *plan, const struct cachepin_emit_info *info,
@@ -146,6 +179,7 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 	struct secname *names;
 	uint64_t end = 0;	/* of the units emitted */
 	size_t i;
+	int err;
 
 	if (count_sections(bin, &names))
 		return -ENOMEM;
@@ -162,8 +196,22 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 	fprintf(f, " * Hot units sit at fixed offsets from __cachepin_start; cold units fill the gaps.\n */\n");
 	if (info->standalone)
 		fprintf(f, "SECTIONS\n{\n\t.text : {\n");
-	if (info->head_object)
-		fprintf(f, "%s*%s(.text)\t/* entry code: must stay first */\n", ind, info->head_object);
+	if (info->head_object) {
+		char *pat;
+
+		if (asprintf(&pat, "*%s", info->head_object) < 0) {
+			free_sections(names);
+			return -ENOMEM;
+		}
+		fputs(ind, f);
+		err = put_file(f, pat, info->head_object);
+		free(pat);
+		if (err) {
+			free_sections(names);
+			return err;
+		}
+		fprintf(f, "(.text)\t/* entry code: must stay first */\n");
+	}
 	fprintf(f, "%s. = ALIGN(0x%" PRIx64 ");\n%s__cachepin_start = .;\n", ind, plan->block_align, ind);
 	for (i = 0; i < plan->nr_units; i++) {
 		const struct cachepin_plan_unit *pu = &plan->units[i];
@@ -180,7 +228,10 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 			fprintf(f, "%s. = MAX(., __cachepin_start + 0x%" PRIx64 ");\n", ind, pu->off);
 		end = pu->off + pu->size;
 		fputs(ind, f);
-		put_pattern(f, u, names);
+		if ((err = put_pattern(f, u, names))) {
+			free_sections(names);
+			return err;
+		}
 		if (!pu->hot)
 			fprintf(f, "\t/* fill */");
 		fputc('\n', f);
@@ -216,6 +267,7 @@ int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
 {
 	struct secname *names;
 	size_t i;
+	int err;
 
 	if (count_sections(bin, &names))
 		return -ENOMEM;
@@ -223,7 +275,10 @@ int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
 	fprintf(f, ".text : {\n");
 	for (i = 0; i < plan->nr_units; i++) {
 		fputc('\t', f);
-		put_pattern(f, &bin->units[plan->units[i].unit], names);
+		if ((err = put_pattern(f, &bin->units[plan->units[i].unit], names))) {
+			free_sections(names);
+			return err;
+		}
 		fputc('\n', f);
 	}
 	fprintf(f, "}\n");

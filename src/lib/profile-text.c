@@ -31,8 +31,11 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	 * reads them
 	 */
 	fprintf(f, "# cachepin-profile %d\n", p->rec_sets || p->nr_objects ? 3 : p->nr_slices ? 2 : 1);
-	fprintf(f, "event %s\n", p->event ? p->event : "-");
-	fprintf(f, "binary %s\n", p->binary ? p->binary : "-");
+	fputs("event ", f);
+	cachepin_scan_put_opt(f, p->event);
+	fputs("\nbinary ", f);
+	cachepin_scan_put_opt(f, p->binary);
+	fputc('\n', f);
 	fprintf(f, "build-id %s\n", p->build_id && *p->build_id ? p->build_id : "-");
 	fprintf(f, "granule %u\n", p->granule);
 	fprintf(f, "samples %" PRIu64 " %" PRIu64 "\n", p->nr_samples, p->nr_matched);
@@ -48,7 +51,9 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	for (i = 0; i < p->nr_objects; i++) {
 		const struct cachepin_pobject *o = &p->objects[i];
 
-		fprintf(f, "o %s %" PRIu64 " ", o->name, o->samples);
+		fputs("o ", f);
+		cachepin_scan_put_field(f, o->name);
+		fprintf(f, " %" PRIu64 " ", o->samples);
 		put_num(f, o->weight);
 		if (o->has_base)
 			fprintf(f, " 0x%" PRIx64 "\n", o->base);
@@ -58,7 +63,11 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 	for (i = 0; i < p->nr_funcs; i++) {
 		const struct cachepin_pfunc *pf = &p->funcs[i];
 
-		fprintf(f, "f %s %s ", pf->name, pf->object ? pf->object : "-");
+		fputs("f ", f);
+		cachepin_scan_put_field(f, pf->name);
+		fputc(' ', f);
+		cachepin_scan_put_opt(f, pf->object);
+		fputc(' ', f);
 		put_num(f, pf->weight);
 		fprintf(f, " %" PRIu64 " ", pf->samples);
 		put_num(f, pf->incl);
@@ -79,8 +88,15 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 		const struct cachepin_pedge *e = &p->edges[i];
 		const struct cachepin_pfunc *a = &p->funcs[e->caller], *b = &p->funcs[e->callee];
 
-		fprintf(f, "e %s %s %s %s ", a->name, a->object ? a->object : "-",
-			b->name, b->object ? b->object : "-");
+		fputs("e ", f);
+		cachepin_scan_put_field(f, a->name);
+		fputc(' ', f);
+		cachepin_scan_put_opt(f, a->object);
+		fputc(' ', f);
+		cachepin_scan_put_field(f, b->name);
+		fputc(' ', f);
+		cachepin_scan_put_opt(f, b->object);
+		fputc(' ', f);
 		if (e->callsite == UINT32_MAX)
 			fprintf(f, "- ");
 		else
@@ -378,7 +394,9 @@ static int read_line(struct reader *r, char *line)
 		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)") : 0;
 	if (line[0] == '#')
 		return 0;
-	nf = (int)cachepin_scan_split(line, fv, ARRAY_SIZE(fv));
+	nf = (int)cachepin_scan_split_fields(line, fv, ARRAY_SIZE(fv));
+	if (nf < 0)
+		return bad_line(r, "a quoted field without its closing '\"' (or a bad escape)");
 	if (!nf)
 		return 0;
 	if (!strcmp(fv[0], "f"))

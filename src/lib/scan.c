@@ -142,3 +142,111 @@ size_t cachepin_scan_split(char *line, char **fv, size_t max)
 	}
 	return n;
 }
+
+static bool field_plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == '"' || *s == '\\' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+void cachepin_scan_put_field(FILE *f, const char *s)
+{
+	if (field_plain(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c < ' ' || c == 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void cachepin_scan_put_opt(FILE *f, const char *s)
+{
+	if (s)
+		cachepin_scan_put_field(f, s);
+	else
+		fputc('-', f);
+}
+
+/* Unquote the field at *P (after its '"') in place; *P past its end.  false: bad. */
+static bool unquote(char **p)
+{
+	char *r = *p, *w = *p;
+
+	for (;;) {
+		char c = *r++;
+
+		if (!c)
+			return false;
+		if (c == '"')
+			break;
+		if (c != '\\') {
+			*w++ = c;
+			continue;
+		}
+		c = *r++;
+		if (c == '"' || c == '\\')
+			*w++ = c;
+		else if (c == 't')
+			*w++ = '\t';
+		else if (c == 'n')
+			*w++ = '\n';
+		else if (c == 'r')
+			*w++ = '\r';
+		else if (c >= '0' && c <= '3' && r[0] >= '0' && r[0] <= '7' && r[1] >= '0' && r[1] <= '7') {
+			*w++ = (char)((c - '0') << 6 | (r[0] - '0') << 3 | (r[1] - '0'));
+			r += 2;
+		} else {
+			return false;
+		}
+	}
+	/* a quoted field ends at whitespace or the line's end */
+	if (*r && !split_ws(*r))
+		return false;
+	*w = '\0';
+	*p = *r ? r + 1 : r;
+	return true;
+}
+
+size_t cachepin_scan_split_fields(char *line, char **fv, size_t max)
+{
+	size_t n = 0;
+
+	while (*line && n < max) {
+		while (split_ws(*line))
+			line++;
+		if (!*line)
+			break;
+		if (*line == '"') {
+			fv[n++] = ++line;
+			if (!unquote(&line))
+				return SIZE_MAX;
+			continue;
+		}
+		fv[n++] = line;
+		while (*line && !split_ws(*line))
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+	return n;
+}

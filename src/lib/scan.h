@@ -219,6 +219,25 @@ static inline bool scan_u64(const char *p, const char *e, uint64_t *v)
 size_t cachepin_scan_split(char *line, char **fv, size_t max);
 
 /*
+ * Fields of our own text files (profile, alignment file) that may hold
+ * any byte (a path with a space, a symbol name that is not UTF-8): FV
+ * split as cachepin_scan_split() does, but a field that starts with '"'
+ * runs to the next unescaped '"' and is unquoted in place (\" \\ \t \n
+ * \r and \ooo).  Returns how many, or SIZE_MAX for a quote that does not
+ * end or an unknown escape.
+ */
+size_t cachepin_scan_split_fields(char *line, char **fv, size_t max);
+
+/*
+ * Write S as one field of such a file: as it is when it holds no
+ * whitespace, '"', '\\' or control byte and is not empty, else quoted.
+ */
+void cachepin_scan_put_field(FILE *f, const char *s);
+
+/* The same for a field that may be absent: NULL is "-". */
+void cachepin_scan_put_opt(FILE *f, const char *s);
+
+/*
  * The longest line a text input may have: a perf script line is under a
  * KiB, a profile's granule line a few.  Past it the input is no text of
  * ours (one line of /dev/zero would fill the memory).

@@ -169,11 +169,17 @@ struct emit_ctx {
 	const struct cachepin_cache *c;
 };
 
+/* The emitters' -EINVAL follows their message. */
+static int said(int err)
+{
+	return err == -EINVAL ? TOOL_SAID : err;
+}
+
 static int emit_lds(FILE *f, void *ctx)
 {
 	const struct emit_ctx *e = ctx;
 
-	return cachepin_emit__ldscript(f, e->plan, e->m->bin, e->info);
+	return said(cachepin_emit__ldscript(f, e->plan, e->m->bin, e->info));
 }
 
 static int emit_align(FILE *f, void *ctx)
@@ -194,7 +200,7 @@ static int emit_secorder(FILE *f, void *ctx)
 {
 	const struct emit_ctx *e = ctx;
 
-	return cachepin_emit__section_order(f, e->plan, e->m->bin);
+	return said(cachepin_emit__section_order(f, e->plan, e->m->bin));
 }
 
 static double elapsed(const struct timespec *t0, const struct timespec *t1)

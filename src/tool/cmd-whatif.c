@@ -108,7 +108,9 @@ static int write_fragment(FILE *f, void *ctx)
 {
 	const struct emit_ctx *e = ctx;
 
-	return cachepin_emit__ldscript(f, &e->plan, e->bin, &e->info) ? 1 : 0;
+	int err = cachepin_emit__ldscript(f, &e->plan, e->bin, &e->info);
+
+	return err == -EINVAL ? TOOL_SAID : err;
 }
 
 static int write_align(FILE *f, void *ctx)

@@ -280,6 +280,8 @@ static int outputs_add(struct tool_outputs *os, const char *path, int (*fn)(FILE
 		err = err ? err : -errno;
 	if (fclose(f) && !err)
 		err = -errno;
+	if (err == TOOL_SAID)
+		return 1;
 	if (err)
 		return tool_error("cannot write '%s': %s", path, strerror(err < 0 ? -err : EIO));
 	return 0;

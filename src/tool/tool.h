@@ -119,6 +119,12 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
 int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const char *path,
 		      struct cachepin_load *l);
 
+/*
+ * A write callback's error that it (or the library) has said already:
+ * the output is dropped without another message.
+ */
+#define TOOL_SAID (-ECANCELED)
+
 /* Write atomically: the callback writes to a temporary file renamed on success. */
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
 
