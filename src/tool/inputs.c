@@ -421,18 +421,46 @@ int tool_check_outputs(const char *const *inputs, size_t ni, const char *const *
 	return 0;
 }
 
+size_t tool_utf8_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] < 0xc2 || u[0] > 0xf4)
+		return 0;	/* a continuation byte, an overlong lead, past U+10FFFF */
+	n = u[0] < 0xe0 ? 2 : u[0] < 0xf0 ? 3 : 4;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if (u[0] == 0xe0)
+		lo = 0xa0;
+	else if (u[0] == 0xed)
+		hi = 0x9f;
+	else if (u[0] == 0xf0)
+		lo = 0x90;
+	else if (u[0] == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (u[i] < lo || u[i] > hi)
+			return 0;
+	return n;
+}
+
 void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
+	while (s && *s) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = tool_utf8_len(s);
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f || !n)
 			fprintf(f, "\\u%04x", c);
 		else
-			fputc(c, f);
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }

@@ -18,20 +18,32 @@
 #define LEFT 56
 #define RIGHT 24
 
-/* S with XML's five characters escaped. */
+/*
+ * S with XML's five characters escaped, a byte that is not UTF-8 as the
+ * code point of its number (as JSON gets it), and a control byte, which
+ * XML 1.0 cannot hold, as U+FFFD.
+ */
 static void xml_str(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = tool_utf8_len(s);
+
+		switch (c) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&apos;", f); break;
 		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, f);
+			if (!n)
+				fprintf(f, "&#x%x;", c);
+			else if ((c < 0x20 && c != '\t') || c == 0x7f)
+				fputs("&#xfffd;", f);
+			else
+				fwrite(s, 1, n, f);
 		}
+		s += n ? n : 1;
 	}
 }
 

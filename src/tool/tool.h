@@ -188,6 +188,13 @@ int tool_svg_write(const char *path, const struct cachepin_binary *const *bin,
 /* JSON string literal. */
 void json_str(FILE *f, const char *s);
 
+/*
+ * The length of the UTF-8 sequence that starts S (1 to 4), or 0 when the
+ * byte there starts none (a name need not be UTF-8: JSON and SVG write
+ * such a byte as the code point of its number, U+0080 to U+00FF).
+ */
+size_t tool_utf8_len(const char *s);
+
 int cmd_profile(int argc, char **argv);
 int cmd_score(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

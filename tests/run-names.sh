@@ -1,0 +1,90 @@
+#!/bin/sh
+# Symbol names are bytes: names with XML's characters, quotes, a backslash, DEL, control bytes, an escape sequence and bytes that are not UTF-8 give strict JSON from score, diff, whatif and simulate, and well-formed XML from --svg.
+. "$(dirname "$0")/test-subr.sh"
+need_cmd as objcopy gcc python3 nm
+
+# fourteen functions of 1000 bytes, called in turn from _start
+{
+	echo '.globl _start'
+	echo '.section .text._start,"ax",@progbits'
+	echo '_start:'
+	i=0
+	while [ $i -lt 14 ]; do echo "	call h$i"; i=$((i + 1)); done
+	echo '	ud2'
+	i=0
+	while [ $i -lt 14 ]; do
+		printf '.section .text.h%d,"ax",@progbits\n.globl h%d\n.type h%d, @function\n.p2align 6\nh%d:\n' $i $i $i $i
+		printf '	.fill 1000,1,0x90\n	ret\n.size h%d, .-h%d\n' $i $i
+		i=$((i + 1))
+	done
+	echo '.section .note.GNU-stack,"",@progbits'
+} > hostile.s
+as -o plain.o hostile.s || fail "assembling failed"
+# the names (octal escapes: \377\376 and \303( are not UTF-8, \342\202\254 is the euro sign)
+set -- 'fn<lt' 'fn&amp' 'fn"dq' "fn'sq" 'fn>gt' 'fn\377\376bad' 'fn\303(bad2' 'fn]]>cdata' 'fn<!--c-->' \
+	'fn\177del' 'fn\\bs' 'fn\342\202\254ok' 'fn\001ctl' 'fn\033[31mred'
+i=0
+for n; do
+	printf "h$i $n\n"
+	i=$((i + 1))
+done > names.txt
+objcopy --redefine-syms=names.txt plain.o hostile.o || fail "renaming the symbols failed"
+gcc -nostdlib -static -no-pie -Wl,-Map=h.map -o h hostile.o || fail "linking failed"
+gcc -nostdlib -static -no-pie -Wl,-Map=h2.map -Wl,--sort-section=name -o h2 hostile.o || fail "linking h2 failed"
+[ "$(nm h | grep -c ' T fn')" = 14 ] || fail "the binary has $(nm h | grep -c ' T fn') of the 14 names"
+# a hot list of the names it can hold (not control bytes, not DEL), the
+# profile of it, and the other three added to the profile, quoted: the
+# profile's reader takes any byte but NUL
+cut -d' ' -f2- names.txt | LC_ALL=C awk '{ print $0, 100 - NR }' | LC_ALL=C grep -av 'del\|ctl\|red' > hot.txt
+$CACHEPIN profile -m h.map -o hot.profile h hot.txt 2> /dev/null || fail "profile of the hot list failed"
+[ "$(grep -c '^f ' hot.profile)" = 11 ] || fail "the profile has $(grep -c '^f ' hot.profile) of the hot list's 11 functions"
+printf 'f "fn\\177del" - 87 1 87 1001\nf "fn\\001ctl" - 86 1 86 1001\nf "fn\\033[31mred" - 85 1 85 1001\n' >> hot.profile
+# a lackey trace that runs each function 20 times
+nm h | awk '/ T fn/ { print $1 }' | while read -r a; do echo "$a"; done > addrs
+awk 'BEGIN { print "==1== Lackey" } { a[NR] = strtonum("0x" $1) }
+	END { for (r = 0; r < 20; r++) for (i = 1; i <= NR; i++) for (o = 0; o < 1000; o += 4) printf "I  %08x,4\n", a[i] + o }' addrs > h.lackey
+
+strict_json() {
+	python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))' "$1" ||
+		fail "'$1' is not strict JSON"
+}
+xml_ok() {
+	python3 -c 'import xml.dom.minidom, sys; xml.dom.minidom.parse(sys.argv[1])' "$1" || fail "'$1' is not well-formed XML"
+}
+$CACHEPIN score -m h.map -c 1K:1:32 --top 100 --json --svg score.svg h hot.profile > score.json 2> /dev/null || fail "score failed"
+strict_json score.json
+xml_ok score.svg
+$CACHEPIN diff -c 1K:1:32 --old-map h.map --new-map h2.map --top 100 --json --svg diff.svg h h2 hot.profile > diff.json 2> /dev/null ||
+	fail "diff failed"
+strict_json diff.json
+xml_ok diff.svg
+$CACHEPIN whatif -m h.map -c 1K:1:32 --top 100 --json --svg whatif.svg h hot.profile "swap fn<lt fn&amp" > whatif.json 2> /dev/null ||
+	fail "whatif failed"
+strict_json whatif.json
+xml_ok whatif.svg
+$CACHEPIN simulate -c 1K:1:32 --sets 20 --json h.lackey h > simulate.json 2> /dev/null || fail "simulate failed"
+strict_json simulate.json
+
+# the names as JSON has them: a byte that is not UTF-8 as the code point
+# of its number, control bytes and DEL escaped, the rest as it is
+python3 -c '
+import json
+for f in json.load(open("diff.json"))["caches"][0]["functions"]:
+    print(f["name"].encode("unicode_escape").decode("ascii"))' > names.got
+testrun_compare cat names.got <<'EOF'
+fn<lt
+fn&amp
+fn"dq
+fn'sq
+fn>gt
+fn\xff\xfebad
+fn\xc3(bad2
+fn]]>cdata
+fn<!--c-->
+fn\\bs
+fn\u20acok
+fn\x7fdel
+fn\x01ctl
+fn\x1b[31mred
+EOF
+exit 0
