@@ -227,6 +227,12 @@ timeout 60 $CACHEPIN diff -c 4K:4:32 hotfuncs noise good.prof > /dev/null 2> rea
 # usage errors exit 129, failures 1
 rc=0; $CACHEPIN profile hotfuncs 2>/dev/null || rc=$?
 [ $rc = 129 ] || fail "missing argument must exit 129 (got $rc)"
+rc=0; $CACHEPIN score -c 1K:1:32,2K:1:32,4K:1:32,8K:1:32,16K:1:32,32K:1:32,64K:1:32,128K:1:32,256K:1:32 \
+	hotfuncs good.prof > /dev/null 2> caches.err || rc=$?
+[ $rc = 129 ] || fail "nine caches must exit 129 (got $rc)"
+testrun_compare cat caches.err <<'EOF'
+cachepin: too many caches (at most 8)
+EOF
 rc=0; $CACHEPIN score notelf good.prof 2>/dev/null || rc=$?
 [ $rc = 1 ] || fail "bad input must exit 1 (got $rc)"
 exit 0

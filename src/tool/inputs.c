@@ -66,7 +66,8 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 		for (s = strtok_r(dup, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
 			if (in->nr_caches == ARRAY_LEN(in->caches)) {
 				free(dup);
-				return tool_error("too many caches (at most %zu)", ARRAY_LEN(in->caches));
+				tool_error("too many caches (at most %zu)", ARRAY_LEN(in->caches));
+				return EXIT_USAGE;
 			}
 			if (cachepin_cache__parse(&in->caches[in->nr_caches], s)) {
 				free(dup);
