@@ -291,6 +291,19 @@ grep -q "^hint: record with" fail.err || fail "no hint for a file that is no tra
 : > empty.log
 expect_fail "'empty.log': empty trace" $CACHEPIN simulate empty.log
 expect_fail "cannot open 'missing.log'" $CACHEPIN simulate missing.log
+# a run that fetched nothing has no figures: why, and exit 1
+expect_fail "^cachepin: 'fpa.log': cpu 7 ran no block (1 cpus ran [0-9]*)$" $CACHEPIN simulate --cpu 7 fpa.log
+[ ! -s fail.out ] || fail "simulate --cpu 7 printed figures"
+testrun_compare sh -c "$CACHEPIN simulate --range 0x100-0x200 hand.lackey 2>&1 > fail.out; echo \$?" <<'T'
+cachepin: 'hand.lackey': no instruction ran in --range 0x100-0x200
+1
+T
+grep -v '^Trace ' fpa.log > noexec.log
+testrun_compare sh -c "$CACHEPIN simulate noexec.log 2>&1 > fail.out; echo \$?" <<'T'
+cachepin: 'noexec.log': no instruction ran (a QEMU log needs exec lines: -d in_asm,exec,nochain)
+1
+T
+[ ! -s fail.out ] || fail "simulate of no instruction printed figures"
 # a line that is no log line deep inside a QEMU log
 n=$(($(wc -l < fpa.log) / 2))
 awk -v n=$n 'NR == n { print "Dear colleague, the trace you asked for" } { print }' fpa.log > prose.log

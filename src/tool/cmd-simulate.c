@@ -294,6 +294,26 @@ static void warn_run(const char *trace, const struct sim_args *a, const struct c
 	}
 }
 
+/*
+ * A run that fetched nothing has no figures: say why (the cpu asked for
+ * ran no block, the range holds no instruction, the trace none).  0 or 1.
+ */
+static int nothing_run(const char *trace, const struct sim_args *a, const struct cachepin_simulation *s)
+{
+	if (s->insns)
+		return 0;
+	if (a->o.cpu >= 0 && s->other_cpu)
+		tool_error("'%s': cpu %" PRId64 " ran no block (%u cpus ran %" PRIu64 ")", trace, a->o.cpu,
+			   s->nr_cpus, s->other_cpu);
+	else if (a->o.range)
+		tool_error("'%s': no instruction ran in --range 0x%" PRIx64 "-0x%" PRIx64, trace, a->o.lo,
+			   a->o.hi);
+	else
+		tool_error("'%s': no instruction ran (a QEMU log needs exec lines: -d in_asm,exec,nochain)",
+			   trace);
+	return 1;
+}
+
 /* The layout to remap to, from --layout or --relink on BIN.  0 or 1. */
 static int open_layout(struct sim_args *a, const struct cachepin_binary *bin,
 		       struct cachepin_layout *l)
@@ -380,6 +400,10 @@ int cmd_simulate(int argc, char **argv)
 			dt > 0 && s.nr_rows ? (double)s.rows[0].accesses / dt / 1e6 : 0.0);
 	}
 	warn_run(trace, &a, &s);
+	if (nothing_run(trace, &a, &s)) {
+		cachepin_simulate__release(&s);
+		goto out;
+	}
 	if (a.json)
 		print_json(trace, &a, &s, bin);
 	else
