@@ -30,6 +30,11 @@ note: 'hot_two' names 2 symbols; one is at its planned offset
 ok: 3 of 4 units at their planned offsets; 0 fill units moved (cold code, -v lists them); fill units without a symbol not checked
 EOF
 
+# an address of more hex digits than 64 bits hold is refused, not wrapped
+sed 's/^c0102080 t hot_two/1c0000000c0102080 t hot_two/' System.map > wide.map
+expect_fail "^cachepin: 'wide.map':5: address '1c0000000c0102080' has more than 16 hex digits$" \
+	$CACHEPIN check wide.map plan.align
+
 # a moved fill unit is no failure; -v names it
 sed 's/^c0102040 T cold_one/c0102044 T cold_one/' System.map > fill.map
 testrun_compare $CACHEPIN check -v fill.map plan.align <<'EOF'

@@ -124,10 +124,30 @@ static int read_elf(struct cachepin_symmap *sm, const char *path, int fd)
  */
 #define MAP_FIRST_SYMBOL 100000
 
+/*
+ * The address (or size) field S of line LINENO of a System.map or nm
+ * output: 1 with it in *ADDR, 0 for a field that is no number (the line
+ * is none of a symbol), -ERANGE after a message for more hex digits than
+ * 64 bits hold (it would wrap).
+ */
+static int map_addr(const char *path, unsigned long lineno, const char *s, uint64_t *addr)
+{
+	size_t len = strlen(s);
+
+	if (scan_hex(s, s + len, addr))
+		return 1;
+	if (len > 16 && strspn(s, "0123456789abcdefABCDEF") == len) {
+		pr_warn("'%s':%lu: address '%.40s%s' has more than 16 hex digits\n", path, lineno, s,
+			len > 40 ? "..." : "");
+		return -ERANGE;
+	}
+	return 0;
+}
+
 static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 {
 	struct scan_reader r = { .f = f };
-	char *line, *end;
+	char *line;
 	unsigned long lineno = 0, good = 0;
 	int err = 0;
 
@@ -141,9 +161,9 @@ static int read_text(struct cachepin_symmap *sm, const char *path, FILE *f)
 		n = cachepin_scan_split(line, tok, ARRAY_SIZE(tok));
 		if (n < 3)
 			continue;	/* "U name" lines of nm, blank lines */
-		addr = strtoull(tok[0], &end, 16);
-		if (*end || !isxdigit((unsigned char)tok[0][0]))
+		if ((err = map_addr(path, lineno, tok[0], &addr)) <= 0)
 			continue;
+		err = 0;
 		/* ADDR TYPE NAME or ADDR SIZE TYPE NAME */
 		err = sm_add(sm, n == 4 ? tok[3] : tok[2], addr);
 		good++;
@@ -207,7 +227,7 @@ static int read_map_syms(const char *path, struct map_sym **out, size_t *nr, uns
 {
 	FILE *f = fopen(path, "r");
 	struct scan_reader r = { .f = f };
-	char *line, *end;
+	char *line;
 	size_t acap = 0;
 	unsigned long lineno = 0;
 	int err = 0;
@@ -228,16 +248,12 @@ static int read_map_syms(const char *path, struct map_sym **out, size_t *nr, uns
 
 		if (!*nr && lineno > MAP_FIRST_SYMBOL)
 			break;
-		if (n < 3 || !isxdigit((unsigned char)tok[0][0]))
+		if (n < 3 || (err = map_addr(path, lineno, tok[0], &addr)) <= 0)
 			continue;
-		addr = strtoull(tok[0], &end, 16);
-		if (*end)
+		err = 0;
+		if (n == 4 && (err = map_addr(path, lineno, tok[1], &size)) <= 0)
 			continue;
-		if (n == 4) {
-			size = strtoull(tok[1], &end, 16);
-			if (*end)
-				continue;
-		}
+		err = 0;
 		type = tok[n - 2];
 		if (strlen(type) != 1 || !strchr("TtWw", type[0]) || tok[n - 1][0] == '$')
 			continue;
