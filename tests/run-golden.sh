@@ -298,6 +298,10 @@ done
 # the new build as its symbol map (nm output, as a System.map): the old
 # build's functions at its addresses, the same comparison
 arm-linux-gnueabihf-nm golden.new > golden.new.nm
+# (a symbol map whose address would wrap is refused, with its line)
+sed '1s/^\([0-9a-f]*\)/100000000\1/' golden.new.nm > wide.nm
+expect_fail "^cachepin: 'wide.nm':1: address '100000000[0-9a-f]*' has more than 16 hex digits$" \
+	$CACHEPIN diff -c 1K:2:32 golden wide.nm hot.txt
 $CACHEPIN diff -c 1K:2:32 golden golden.new hot.txt | sed 1d > diff-elf.out
 $CACHEPIN diff -c 1K:2:32 golden golden.new.nm hot.txt | sed 1d > diff-nm.out
 cmp -s diff-elf.out diff-nm.out || { diff -u diff-elf.out diff-nm.out >&2; fail "diff with the new build's nm output differs"; }
@@ -372,6 +376,10 @@ expect_fail "^cachepin: edit 1: align route 64: 'route' is in fixed code (--fixe
 	$CACHEPIN whatif --fixed route -m golden.map golden hot.txt "align route 64"
 expect_fail "^cachepin: edit 1: bad edit 'grow route': it takes a function and a number$" \
 	$CACHEPIN whatif -m golden.map golden hot.txt "grow route"
+# a long edit is not echoed whole
+a75=$(printf '%75s' '' | tr ' ' a)
+expect_fail "^cachepin: edit 1: bad edit 'grow $a75\.\.\.': it takes a function and a number$" \
+	$CACHEPIN whatif -m golden.map golden hot.txt "grow $(printf '%3000s' '' | tr ' ' a)"
 expect_fail "^cachepin: edit 1: move hash 0x2000: 0x2000 is outside '.text'$" \
 	$CACHEPIN whatif -m golden.map golden hot.txt "move hash 0x2000"
 expect_fail "no edits" $CACHEPIN whatif -m golden.map golden hot.txt

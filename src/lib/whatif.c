@@ -144,7 +144,8 @@ int cachepin_edit__parse(struct cachepin_edit *e, const char *text, const char *
 	}
 	return 0;
 bad:
-	pr_warn("%s: bad edit '%s': %s\n", where, text, why);
+	/* an edit is a short line: a long one is no edit, and is not echoed whole */
+	pr_warn("%s: bad edit '%.80s%s': %s\n", where, text, strlen(text) > 80 ? "..." : "", why);
 	pr_warn(EDIT_HINT);
 	cachepin_edit__release(e);
 	return -EINVAL;
