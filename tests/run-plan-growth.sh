@@ -87,6 +87,11 @@ moved: hot hash planned +0x180 (set 12), now +0x18c (set 12)
 modelled misses (1K:2:32, lru): this link 22, as planned 20 (+10.0 %)
 FAILED: 4 of 6 units in place, 2 hot moved, 0 missing
 EOF
+# without the map the plan cannot be laid out: said, not +0.0 %
+expect_fail "^cachepin: check: 'g-route-300' has no units to lay 'plan.align' out on without its link map$" \
+	$CACHEPIN check -p hot.txt g-route-300 plan.align
+grep -q '^hint: give the link map with -m' fail.err || fail "check -p without -m gives no hint"
+! grep -q 'modelled misses' fail.out || fail "check -p without -m printed modelled misses"
 testrun_compare grown hash 64 68 tight <<'EOF'
 block start 0x10000, aligned to 512
 moved after: hot hash, at its planned offset +0x100 (it grew past its room, or the link put other code after it)

@@ -157,7 +157,15 @@ static int check_misses(struct check_ctx *c, const struct cachepin_align *al, co
 	cache = &c->in.caches[0];
 	c->in.binary = c->binary;
 	bin = tool_open_binary(&c->in);
-	if (!bin || tool_load_profile(&c->in, bin, c->profile, &load))
+	if (!bin)
+		goto out;
+	/* the plan is laid out unit by unit: a binary without its map has none */
+	if (!bin->nr_units) {
+		tool_error("check: '%s' has no units to lay '%s' out on without its link map", c->binary, al_path);
+		tool_hint("give the link map with -m for the modelled misses (-p)");
+		goto out;
+	}
+	if (tool_load_profile(&c->in, bin, c->profile, &load))
 		goto out;
 	m = cachepin_model__new(load.profile, bin, load.map, &mo);
 	if (!m) {
