@@ -224,6 +224,16 @@ timeout 60 $CACHEPIN diff -c 4K:4:32 hotfuncs noise good.prof > /dev/null 2> rea
 [ $rc = 1 ] && grep -q "^cachepin: 'noise':[0-9]*: binary data (a NUL byte): not a text file$" reader.err ||
 	{ cat reader.err >&2; fail "a System.map of noise: exit $rc"; }
 
+# nothing movable (no function sections, no map): said once, exit 1
+rc=0
+$CACHEPIN plan -c 4K:4:32 -o nomove.lds hotfuncs good.prof > /dev/null 2> nomove.err || rc=$?
+[ $rc = 1 ] || { cat nomove.err >&2; fail "plan of nothing movable exited $rc"; }
+testrun_compare grep -v '^cachepin: .*samples\|^hint: .*samples' nomove.err <<'EOF'
+cachepin: no hot code is movable: nothing to plan
+hint: build with -ffunction-sections and pass the link map (--map)
+EOF
+[ ! -e nomove.lds ] || fail "plan of nothing movable wrote a fragment"
+
 # usage errors exit 129, failures 1
 rc=0; $CACHEPIN profile hotfuncs 2>/dev/null || rc=$?
 [ $rc = 129 ] || fail "missing argument must exit 129 (got $rc)"

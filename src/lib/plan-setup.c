@@ -210,7 +210,7 @@ static uint64_t fitting_growth(const struct planner *pl, bool room)
 /*
  * The hot units to place, densest first (at most max_hot of them), into
  * pl->hu and UNIT_HU; the block base and the room it starts with, with
- * ROOM each unit's room for growth.  0, -ENOENT after logging, or -ENOMEM.
+ * ROOM each unit's room for growth.  0, -ENOENT (nothing hot is movable), or -ENOMEM.
  */
 static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *unit_hu, bool room)
 {
@@ -223,11 +223,8 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 		unit_hu[i] = -1;
 	if ((err = collect_hot(pl, plan, unit_hu, &lowest)))
 		return err;
-	if (!pl->nr_hu) {
-		pr_warn("no hot code is movable: nothing to plan\n");
-		pr_warn("hint: build with -ffunction-sections and pass the link map (--map)\n");
-		return -ENOENT;
-	}
+	if (!pl->nr_hu)
+		return -ENOENT;	/* said once, by cachepin_plan__run() */
 	sort_n(pl->hu, pl->nr_hu, sizeof(*pl->hu), cmp_density);
 	if (o->max_hot && pl->nr_hu > o->max_hot)
 		pl->nr_hu = o->max_hot;

@@ -560,6 +560,26 @@ static uint64_t plan_work(const struct cachepin_plan_opts *o, unsigned int metho
 	return n + 1;
 }
 
+/*
+ * Whether any hot code of M is movable: the candidates of the held-out
+ * halves each set up a planner, and each would find nothing.  0, or
+ * -ENOENT after saying so once, -ENOMEM.
+ */
+static int movable_check(const struct cachepin_model *m, const struct cachepin_plan_opts *o)
+{
+	struct planner pl = { .m = m, .bin = m->bin, .o = o };
+	struct cachepin_plan p = { 0 };
+	int err = cachepin_plan_setup(&pl, &p, false);
+
+	cachepin_plan__release(&p);
+	cachepin_plan_free(&pl);
+	if (err == -ENOENT) {
+		pr_warn("no hot code is movable: nothing to plan\n");
+		pr_warn("hint: build with -ffunction-sections and pass the link map (--map)\n");
+	}
+	return err;
+}
+
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		       struct cachepin_plan *plan)
 {
@@ -578,6 +598,8 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	memset(plan, 0, sizeof(*plan));
 	if (!o->nr_caches || o->nr_caches > CACHEPIN_PLAN_MAX_GEO)
 		return -EINVAL;
+	if ((err = movable_check(m, o)))
+		return err;
 	if ((err = choose_method(o, &choice, &method, &pg)))
 		return err;
 	if (choice.nr_folds && (err = score_layout(m, o, NULL, whole, NULL, NULL, NULL)))
