@@ -71,6 +71,16 @@ $CACHEPIN plan -m "my dir/prog.map" --keep "my dir/hot.align" -c 1K:1:32 -o keep
 grep -q "^cachepin: kept 5 hot units of 'my dir/hot.align' at their offsets" keep.err ||
 	{ cat keep.err >&2; fail "--keep did not keep the 5 hot units"; }
 
+# --keep of another program's plan: said (main is the one name both have)
+printf 'int f1(int x) { return x * 3; }\nint main(int c, char **v) { (void)v; return f1(c); }\n' > other.c
+gcc $CF -Wl,-Map=other.map -o other other.c || fail "compiling other failed"
+printf 'f1 10\nmain 5\n' > other.hot
+$CACHEPIN plan -m other.map --keep "my dir/hot.align" -c 1K:1:32 -o other.lds other other.hot 2> other.err || :
+testrun_compare grep -A1 'another program' other.err <<'EOF'
+cachepin: warning: 'my dir/hot.align': 4 of its 5 hot functions are not in 'other': a plan of another program?
+hint: --keep takes the plan of an earlier build of this binary
+EOF
+
 # a '"' in an object's path has no spelling in a linker script: refused,
 # nothing written
 mkdir 'q"dir'

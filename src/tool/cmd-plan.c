@@ -529,7 +529,29 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
  * Its alignment file may be an output: read whole first, it is
  * replaced only when the new plan is written.
  */
-static int plan_prev(struct plan_args *a, struct cachepin_align **prev)
+/*
+ * A plan of another program keeps nothing: most of its hot functions are
+ * not in BIN at all (a rebuild keeps their names).  Said, not refused.
+ */
+static void prev_other(const char *path, const struct cachepin_align *al, const struct cachepin_binary *bin)
+{
+	size_t hot = 0, absent = 0, i;
+
+	for (i = 0; i < al->nr; i++) {
+		if (!al->e[i].hot || !al->e[i].symbol)
+			continue;
+		hot++;
+		if (!cachepin_binary__lookup(bin, al->e[i].symbol, NULL, NULL))
+			absent++;
+	}
+	if (hot && absent * 2 > hot) {
+		tool_warn("'%s': %zu of its %zu hot functions are not in '%s': a plan of another program?", path,
+			  absent, hot, bin->path);
+		tool_hint("--keep takes the plan of an earlier build of this binary");
+	}
+}
+
+static int plan_prev(struct plan_args *a, struct cachepin_align **prev, const struct cachepin_binary *bin)
 {
 	const unsigned int search = 1u << CACHEPIN_PLAN_SEARCH | 1u << CACHEPIN_PLAN_GREEDY;
 
@@ -541,6 +563,7 @@ static int plan_prev(struct plan_args *a, struct cachepin_align **prev)
 	*prev = cachepin_align__read(a->prev);
 	if (!*prev)
 		return 1;
+	prev_other(a->prev, *prev, bin);
 	a->po.prev = *prev;
 	return 0;
 }
@@ -602,7 +625,7 @@ int cmd_plan(int argc, char **argv)
 	    (!a.traced && tool_load_profile(&a.in, bin, argv[first + 1], &load)))
 		goto out;
 	tool_recorded_cache(&a.in, &load, argv[first + 1]);
-	if (a.prev && (rc = plan_prev(&a, &prev)))
+	if (a.prev && (rc = plan_prev(&a, &prev, bin)))
 		goto out;
 	rc = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
