@@ -165,6 +165,7 @@ for o in "--refs 4611686018427387904:bad --refs '4611686018427387904': give 1 to
 	"--refs 18446744073709551615:bad --refs '18446744073709551615': give 1 to 134217728" \
 	"--growth 18446744073709551615:bad --growth '18446744073709551615': at most 65536 bytes" \
 	"--growth 268435456:bad --growth '268435456': at most 65536 bytes" \
+	"--growth 65536:bad --growth '65536': more than the largest way span, 8192 bytes" \
 	"--iterations 4294967296000:bad --iterations '4294967296000': give 1 to 100000000" \
 	"-c 1024M:1:4:invalid cache geometry '1024M:1:4': SIZE '1024M' is more than 64M" \
 	"-c 18014398509482016K:4:32:invalid cache geometry '18014398509482016K:4:32': SIZE '18014398509482016K' is more than 64M" \

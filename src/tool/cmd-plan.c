@@ -609,6 +609,20 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (tool_default_cache(&a.in))
 		return EXIT_USAGE;
+	{
+		uint32_t span = 0;
+		size_t k;
+
+		for (k = 0; k < a.in.nr_caches; k++)
+			if (a.in.caches[k].way_span > span)
+				span = a.in.caches[k].way_span;
+		/* room past a way span puts the next unit in every set anew */
+		if (a.po.growth > span) {
+			tool_error("bad --growth '%" PRIu64 "': more than the largest way span, %u bytes", a.po.growth,
+				   span);
+			return EXIT_USAGE;
+		}
+	}
 	if (!a.align) {
 		if (!a.output || !strcmp(a.output, "-")) {
 			tool_error("plan: --align-file is needed when the fragment goes to standard output");
