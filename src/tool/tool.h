@@ -129,12 +129,14 @@ int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const
 int tool_write_file(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
 
 /*
- * Several outputs of one run, all or nothing: each is written to a
- * temporary file next to it (through a symbolic link, to its target);
- * tool_outputs_commit() renames them all into place with the old files'
- * modes, tool_outputs_abort() removes them.  "-" or NULL is standard
- * output, written at once.  add: 0, or 1 after a message (and the
- * outputs staged so far removed).
+ * Several outputs of one run, all or nothing (output.c): each is
+ * written to a temporary file next to it (through a symbolic link, to its
+ * target); tool_outputs_commit() renames them all into place with the old
+ * files' modes, with the fatal signals held and the first output's
+ * directory locked, tool_outputs_abort() removes them, and so does a
+ * fatal signal before the commit.  "-" or NULL is standard output,
+ * written at once.  add: 0, or 1 after a message (and the outputs staged
+ * so far removed).
  */
 struct tool_output {
 	const char *path;
@@ -142,8 +144,9 @@ struct tool_output {
 	unsigned int mode;
 	bool keep_mode;
 };
+#define TOOL_MAX_OUTPUTS 8
 struct tool_outputs {
-	struct tool_output o[8];
+	struct tool_output o[TOOL_MAX_OUTPUTS];
 	size_t n;
 };
 int tool_outputs_add(struct tool_outputs *os, const char *path, int (*fn)(FILE *f, void *ctx),
