@@ -91,4 +91,10 @@ check_arch aarch64 aarch64-linux-gnu
 echo "not an object" > junk.o
 expect_fail "'junk.o': not an object file or archive" $D objects junk.o
 expect_fail "'none.o': cannot open" $D objects none.o
+mkdir objdir
+testrun_compare sh -c "$D objects objdir 2>&1; echo \$?" <<'EOF'
+'objdir': a directory; --objects takes objects and archives
+hint: name the files, e.g. --objects DIR/built-in.a or one --objects per object
+1
+EOF
 echo "$tested architectures checked"

@@ -23,6 +23,7 @@
 #define PACKAGE "cachepin"
 #define PACKAGE_VERSION CACHEPIN_VERSION
 #include <bfd.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <uthash.h>
 #include "internal.h"
@@ -545,8 +546,16 @@ struct cachepin_objects *cachepin_objects__load(const char *const *paths, size_t
 		return NULL;
 	}
 	for (i = 0; i < n && !err; i++) {
-		bfd *abfd = bfd_openr(paths[i], NULL);
+		struct stat st;
+		bfd *abfd;
 
+		if (!stat(paths[i], &st) && S_ISDIR(st.st_mode)) {
+			pr_warn("'%s': a directory; --objects takes objects and archives\n", paths[i]);
+			pr_warn("hint: name the files, e.g. --objects DIR/built-in.a or one --objects per object\n");
+			err = -EISDIR;
+			break;
+		}
+		abfd = bfd_openr(paths[i], NULL);
 		if (!abfd) {
 			pr_warn("'%s': cannot open: %s\n", paths[i], bfd_errmsg(bfd_get_error()));
 			err = -ENOENT;

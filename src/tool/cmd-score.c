@@ -404,12 +404,12 @@ int cmd_score(int argc, char **argv)
 
 		if ((rc = tool_check_inputs_outputs(&a.in, (const char *const *)argv + first + 1, 1,
 						    outs, 2)))
-			return rc;
+			goto out;
 		rc = 1;
 	}
 	r.bin = tool_open_binary(&a.in);
 	if (!r.bin)
-		return 1;
+		goto out;
 	if (tool_load_profile(&a.in, r.bin, argv[first + 1], &load))
 		goto out;
 	tool_recorded_cache(&a.in, &load, argv[first + 1]);
