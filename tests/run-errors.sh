@@ -225,6 +225,17 @@ timeout 60 $CACHEPIN diff -c 4K:4:32 hotfuncs noise good.prof > /dev/null 2> rea
 [ $rc = 1 ] && grep -q "^cachepin: 'noise':[0-9]*: binary data (a NUL byte): not a text file$" reader.err ||
 	{ cat reader.err >&2; fail "a System.map of noise: exit $rc"; }
 
+# a full disk is said as such, for the report and for the picture
+for o in "-o /dev/full" "--svg /dev/full"; do
+	rc=0
+	# shellcheck disable=SC2086
+	$CACHEPIN score -c 4K:4:32 $o hotfuncs good.prof > /dev/null 2> full.err || rc=$?
+	[ $rc = 1 ] || fail "score $o exited $rc"
+	testrun_compare cat full.err <<'EOF'
+cachepin: cannot write '/dev/full': No space left on device
+EOF
+done
+
 # nothing movable (no function sections, no map): said once, exit 1
 rc=0
 $CACHEPIN plan -c 4K:4:32 -o nomove.lds hotfuncs good.prof > /dev/null 2> nomove.err || rc=$?
