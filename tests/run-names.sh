@@ -1,5 +1,5 @@
 #!/bin/sh
-# Symbol names are bytes: names with XML's characters, quotes, a backslash, DEL, control bytes, an escape sequence and bytes that are not UTF-8 give strict JSON from score, diff, whatif and simulate, and well-formed XML from --svg.
+# Symbol names are bytes: names with XML's characters, quotes, a backslash, DEL, control bytes, an escape sequence and bytes that are not UTF-8 give strict JSON from score, diff, whatif and simulate, well-formed XML from --svg, and no control byte on a terminal.
 . "$(dirname "$0")/test-subr.sh"
 need_cmd as objcopy gcc nm jq xmllint iconv
 
@@ -38,7 +38,7 @@ gcc -nostdlib -static -no-pie -Wl,-Map=h2.map -Wl,--sort-section=name -o h2 host
 cut -d' ' -f2- names.txt | LC_ALL=C awk '{ print $0, 100 - NR }' | LC_ALL=C grep -av 'del\|ctl\|red' > hot.txt
 $CACHEPIN profile -m h.map -o hot.profile h hot.txt 2> /dev/null || fail "profile of the hot list failed"
 [ "$(grep -c '^f ' hot.profile)" = 11 ] || fail "the profile has $(grep -c '^f ' hot.profile) of the hot list's 11 functions"
-printf 'f "fn\\177del" - 87 1 87 1001\nf "fn\\001ctl" - 86 1 86 1001\nf "fn\\033[31mred" - 85 1 85 1001\n' >> hot.profile
+printf 'f "fn\\177del" - 300 1 300 1001\nf "fn\\001ctl" - 299 1 299 1001\nf "fn\\033[31mred" - 298 1 298 1001\n' >> hot.profile
 # a lackey trace that runs each function 20 times
 nm h | awk '/ T fn/ { print $1 }' | while read -r a; do echo "$a"; done > addrs
 awk 'BEGIN { print "==1== Lackey" } { a[NR] = strtonum("0x" $1) }
@@ -69,6 +69,9 @@ strict_json simulate.json
 # of its number, control bytes and DEL escaped, the rest as it is (jq -a
 # writes what is not ASCII as \u escapes)
 testrun_compare jq -a '.caches[0].functions[].name' diff.json <<'EOF'
+"fn\u007fdel"
+"fn\u0001ctl"
+"fn\u001b[31mred"
 "fn<lt"
 "fn&amp"
 "fn\"dq"
@@ -80,8 +83,16 @@ testrun_compare jq -a '.caches[0].functions[].name' diff.json <<'EOF'
 "fn<!--c-->"
 "fn\\bs"
 "fn\u20acok"
-"fn\u007fdel"
-"fn\u0001ctl"
-"fn\u001b[31mred"
 EOF
+# on a terminal the names' control bytes are written as \xNN: the escape
+# sequence does not reach it (script gives the command a terminal)
+if command -v script > /dev/null; then
+	TERM=xterm script -qec "$CACHEPIN score -m h.map -c 1K:1:32 --top 100 h hot.profile" \
+		/dev/null > tty.out || fail "score on a terminal failed"
+	! od -An -tx1 tty.out | grep -qw -e 1b -e 01 -e 7f || fail "a control byte of a name reached the terminal"
+	grep -qF 'fn\x1b[31mred' tty.out || fail "the terminal did not get fn\\x1b[31mred"
+	# a file gets the bytes as they are
+	$CACHEPIN score -m h.map -c 1K:1:32 --top 100 h hot.profile > file.out 2> /dev/null
+	od -An -tx1 file.out | grep -qw 1b || fail "the report in a file lost the name's bytes"
+fi
 exit 0

@@ -268,6 +268,7 @@ int main(int argc, char **argv)
 {
 	const struct tool_cmd *c;
 
+	tool_term_guard();
 	cachepin_set_print(print_lib);
 	if (argc < 2) {
 		main_usage(stderr);

@@ -34,9 +34,9 @@ static void progress_show(const char *label, uint64_t done, uint64_t total)
 		return;
 	progress_last = now;
 	/* \r and erase to the end of the line: the line overwrites itself */
-	fprintf(stderr, "\r%s: %s, %u %%\033[K", progress_name, label,
+	fprintf(tool_stderr_raw, "\r%s: %s, %u %%\033[K", progress_name, label,
 		(unsigned int)(done * 100 / total));
-	fflush(stderr);
+	fflush(tool_stderr_raw);
 	progress_shown = true;
 }
 
@@ -55,8 +55,8 @@ void tool_progress_clear(void)
 {
 	if (!progress_shown)
 		return;
-	fputs("\r\033[K", stderr);
-	fflush(stderr);
+	fputs("\r\033[K", tool_stderr_raw);
+	fflush(tool_stderr_raw);
 	progress_shown = false;
 }
 

@@ -46,6 +46,14 @@ void tool_usage(const struct tool_cmd *cmd, FILE *f);
  * erases it and ends it.
  */
 void tool_progress_start(const char *name);
+
+/*
+ * Where standard output or error is a terminal, control bytes of the
+ * data reach it as \xNN (term.c); tool_stderr_raw is standard error as
+ * it was, for the progress line's own.
+ */
+void tool_term_guard(void);
+extern FILE *tool_stderr_raw;
 void tool_progress_clear(void);
 void tool_progress_stop(void);
 
