@@ -382,6 +382,9 @@ expect_fail "^cachepin: edit 1: bad edit 'grow $a75\.\.\.': it takes a function 
 	$CACHEPIN whatif -m golden.map golden hot.txt "grow $(printf '%3000s' '' | tr ' ' a)"
 expect_fail "^cachepin: edit 1: move hash 0x2000: 0x2000 is outside '.text'$" \
 	$CACHEPIN whatif -m golden.map golden hot.txt "move hash 0x2000"
+expect_fail "^cachepin: edit 1: move hash 0x10000000: 0x10000000 is more than 1 MiB past the end of '.text'$" \
+	$CACHEPIN whatif -m golden.map golden hot.txt "move hash 0x10000000" -o far.lds
+[ ! -e far.lds ] || fail "whatif wrote a fragment with a 256 MB gap"
 expect_fail "no edits" $CACHEPIN whatif -m golden.map golden hot.txt
 
 # The stock link against the plan: offsets from the first hot unit, the

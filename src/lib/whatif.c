@@ -10,6 +10,8 @@
 #include "internal.h"
 #include "scan.h"
 
+#define MOVE_PAST (1u << 20)	/* how far past its section's end a unit may move */
+
 static const struct {
 	const char *name;
 	enum cachepin_edit_kind kind;
@@ -234,10 +236,18 @@ static int apply_move(struct cachepin_relink *r, const struct cachepin_edit *e, 
 			bin->units[at].section, bin->units[at].fixed_why ? bin->units[at].fixed_why : "fixed");
 		return -EINVAL;
 	}
-	if (to < bin->secs[bin->units[u].outsec].addr ||
-	    to >= bin->secs[bin->units[u].outsec].addr + bin->secs[bin->units[u].outsec].size + (1u << 30)) {
+	if (to < bin->secs[bin->units[u].outsec].addr) {
 		pr_warn("%s: %s: 0x%" PRIx64 " is outside '%s'\n", e->where, e->text, to,
 			bin->secs[bin->units[u].outsec].name);
+		return -EINVAL;
+	}
+	/*
+	 * Past the section's end a unit opens a gap: 1 MiB reaches every set
+	 * of any L1 cache, and a bigger one is padding a link would carry.
+	 */
+	if (to >= bin->secs[bin->units[u].outsec].addr + bin->secs[bin->units[u].outsec].size + MOVE_PAST) {
+		pr_warn("%s: %s: 0x%" PRIx64 " is more than 1 MiB past the end of '%s'\n", e->where, e->text,
+			to, bin->secs[bin->units[u].outsec].name);
 		return -EINVAL;
 	}
 	/* into the link order before the first unit of its section laid at or after TO */
