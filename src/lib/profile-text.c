@@ -315,6 +315,24 @@ static int find_func(struct reader *r, const char *name, const char *object, uin
 	return 0;
 }
 
+/*
+ * The granules of PF take what they need: the array grows by doubling
+ * from 16, 2.3 KB for a function of one granule line (2.6 GB for a
+ * profile of a million functions).
+ */
+static void fit_grans(struct cachepin_pfunc *pf)
+{
+	struct cachepin_pgran *g;
+
+	if (!pf || pf->cap_grans <= pf->nr_grans || !pf->nr_grans)
+		return;
+	g = realloc(pf->grans, pf->nr_grans * sizeof(*g));
+	if (g) {
+		pf->grans = g;
+		pf->cap_grans = pf->nr_grans;
+	}
+}
+
 /* f NAME OBJECT WEIGHT SAMPLES INCLUSIVE SIZE */
 static int read_func(struct reader *r, char **fv, int nf)
 {
@@ -328,6 +346,7 @@ static int read_func(struct reader *r, char **fv, int nf)
 	/* two 'f' lines of one function would stay two functions */
 	if ((err = find_func(r, fv[1], opt_field(fv[2]), &dup)) <= 0)
 		return err < 0 ? err : bad_line(r, "a second 'f' line for this function");
+	fit_grans(r->cur);	/* before the array of functions may move */
 	pf = cachepin_profile_add_func(r->p, fv[1], opt_field(fv[2]));
 	if (!pf)
 		return -ENOMEM;
@@ -427,6 +446,7 @@ static int read_all(struct reader *r, FILE *f, const char *path)
 	}
 	r->said = err && !line;
 	cachepin_scan_release(&sr);
+	fit_grans(r->cur);
 	if (!err && r->lineno == 0)
 		err = bad_line(r, "empty file");
 	if (!err)
