@@ -78,8 +78,9 @@ struct cachepin_refs {
  * Simulate R on cache C with replacement REPL (RANDOM/RR seeded by
  * SEED).  Counts misses per set into SET_MISSES (C->sets entries, may be
  * NULL) and per reference into MISS (N bools, may be NULL).  With
- * FULLY_ASSOC the cache is one set of size/line ways.  Returns the total
- * misses, or UINT64_MAX on allocation failure.
+ * FULLY_ASSOC the cache is one set of size/line ways (round-robin there
+ * is random).  Returns the total misses, or UINT64_MAX on allocation
+ * failure or an unknown REPL (errno EINVAL).
  */
 uint64_t cachepin_cache__simulate_refs(const struct cachepin_cache *c, enum cachepin_repl repl,
 				       bool fully_assoc, const struct cachepin_refs *r,

@@ -380,6 +380,10 @@ static uint64_t sim_set_assoc(const struct cachepin_cache *c, enum cachepin_repl
 	uint64_t total = 0;
 	struct sa_state s;
 
+	if ((unsigned int)repl >= CACHEPIN_REPL__NR) {
+		errno = EINVAL;	/* never another policy's figure */
+		return UINT64_MAX;
+	}
 	if (sa_init(&s, c, repl, seed))
 		goto nomem;
 	if (repl == CACHEPIN_REPL_OPT) {
@@ -607,12 +611,21 @@ static uint64_t sim_fully_assoc(const struct cachepin_cache *c, enum cachepin_re
 
 	if (!a.ids)
 		return UINT64_MAX;
-	if (repl == CACHEPIN_REPL_LRU)
+	switch (repl) {
+	case CACHEPIN_REPL_LRU:
 		total = fa_lru(&a);
-	else if (repl == CACHEPIN_REPL_OPT)
+		break;
+	case CACHEPIN_REPL_OPT:
 		total = fa_opt(&a);
-	else
+		break;
+	case CACHEPIN_REPL_RANDOM:
+	case CACHEPIN_REPL_RR:	/* one set: no way to rotate through, it evicts at random */
 		total = fa_random(&a, seed);
+		break;
+	default:	/* an unknown policy is an error, never another policy's figure */
+		errno = EINVAL;
+		total = UINT64_MAX;
+	}
 	free(own);
 	return total;
 }

@@ -234,5 +234,14 @@ int main(void)
 	}
 	CHECK(!cachepin_cache_sim__new(&c, CACHEPIN_REPL_OPT, false, 1) && errno == EINVAL,
 	      "no online Belady");
+	/* an unknown policy is an error, never another policy's figure */
+	errno = 0;
+	CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL__NR, true, lines, n, 1, NULL, NULL) == UINT64_MAX &&
+	      errno == EINVAL, "fully associative, unknown policy: an error");
+	CHECK(!cachepin_cache_sim__new(&c, CACHEPIN_REPL__NR, true, 1) && errno == EINVAL,
+	      "online fully associative, unknown policy: an error");
+	errno = 0;
+	CHECK(cachepin_cache__simulate(&c, CACHEPIN_REPL__NR, false, lines, n, 1, NULL, NULL) == UINT64_MAX &&
+	      errno == EINVAL, "set-associative, unknown policy: an error");
 	UNIT_DONE();
 }
