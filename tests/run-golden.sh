@@ -356,6 +356,21 @@ ok: 9 of 9 units at their planned offsets; 0 fill units moved (cold code, -v lis
 EOF
 [ "$($CACHEPIN score -c 1K:2:32 golden.w hot.txt | awk '$1 == "misses" && $2 == "LRU" { print $3 }')" = 247853 ] ||
 	fail "the relink with whatif's layout does not score what whatif said"
+# every output plan writes, whatif writes too, in one order
+$CACHEPIN whatif -c 1K:2:32 -m golden.map --standalone -o ws.lds --lld-order ws.ord --section-order ws.sec \
+	golden hot.txt "after hash csum" > /dev/null 2> ws.err || { cat ws.err >&2; fail "whatif with every output failed"; }
+testrun_compare cat ws.err <<'EOF'
+cachepin: wrote 'ws.lds' and 'ws.align': 9 units from 0x10000
+cachepin: wrote 'ws.ord': the order of 9 units
+cachepin: wrote 'ws.sec': the order of 9 units
+EOF
+grep -q '^INSERT BEFORE .text;' ws.lds || fail "whatif --standalone wrote no INSERT"
+sed -n '/__cachepin_start = \./,/__cachepin_end = \./s/^[[:space:]]*\(\*[^[:space:]]*\).*/\1/p' w.lds > frag.order
+sed -n 's/^[[:space:]]*\(\*[^[:space:]]*\)$/\1/p' ws.sec > sec.order
+diff -u frag.order sec.order || fail "the section order differs from the fragment's"
+awk '$1 == "hot" || $1 == "fill" { print $2 }' ws.align > align.syms
+grep -v '^#' ws.ord > lld.syms
+diff -u align.syms lld.syms || fail "the lld order differs from the alignment file's"
 : > text-layout.lds
 # the plan's layout with nothing changed: the plan's 17 misses
 $CACHEPIN whatif -c 1K:2:32 -m golden.map --plan plan.align golden hot.txt > wp.out || fail "whatif --plan failed"

@@ -16,7 +16,8 @@
 #include "cachepin/whatif.h"
 #include "tool.h"
 
-enum { OPT_FILE = 'f', OPT_OUTPUT = 'o', OPT_ALIGN_FILE = 'a', OPT_PLAN = 2001, OPT_TOP, OPT_JSON, OPT_SVG };
+enum { OPT_FILE = 'f', OPT_OUTPUT = 'o', OPT_ALIGN_FILE = 'a', OPT_PLAN = 2001, OPT_TOP, OPT_JSON, OPT_SVG,
+       OPT_LLD, OPT_SECORDER, OPT_STANDALONE };
 
 const struct tool_opt whatif_opts[] = {
 	TOOL_CACHE_OPT,
@@ -24,6 +25,9 @@ const struct tool_opt whatif_opts[] = {
 	{ "plan", 0, "FILE", "start from the layout of a plan (its alignment file), not the binary's", OPT_PLAN },
 	{ "output", 'o', "FILE", "write the edited layout as a linker-script fragment", OPT_OUTPUT },
 	{ "align-file", 'a', "FILE", "and its alignment file (default: the fragment's name with .align)", OPT_ALIGN_FILE },
+	{ "standalone", 0, NULL, "the fragment as a whole SECTIONS ... INSERT script for ld -T (programs)", OPT_STANDALONE },
+	{ "lld-order", 0, "FILE", "also write the edited order as an lld --symbol-ordering-file", OPT_LLD },
+	{ "section-order", 0, "FILE", "also write it as a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
 	{ "top", 0, "N", "show the N functions, sets and pairs of most impact (default 20)", OPT_TOP },
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
 	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", OPT_SVG },
@@ -34,9 +38,9 @@ const struct tool_opt whatif_opts[] = {
 
 struct whatif_args {
 	struct tool_inputs in;
-	const char *file, *plan, *output, *align_file, *svg;
+	const char *file, *plan, *output, *align_file, *svg, *lld, *secorder;
 	uint64_t top;
-	bool json;
+	bool json, standalone;
 	struct cachepin_edit *edits;
 	size_t nr_edits, cap;
 };
@@ -55,6 +59,15 @@ static int whatif_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_OUTPUT:
 		a->output = arg;
+		return 0;
+	case OPT_LLD:
+		a->lld = arg;
+		return 0;
+	case OPT_SECORDER:
+		a->secorder = arg;
+		return 0;
+	case OPT_STANDALONE:
+		a->standalone = true;
 		return 0;
 	case OPT_ALIGN_FILE:
 		a->align_file = arg;
@@ -120,6 +133,21 @@ static int write_align(FILE *f, void *ctx)
 	return cachepin_align__write(f, &e->plan, e->m, e->c, &e->info) ? 1 : 0;
 }
 
+static int write_lld(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+
+	return cachepin_emit__lld_order(f, &e->plan, e->bin);
+}
+
+static int write_secorder(FILE *f, void *ctx)
+{
+	const struct emit_ctx *e = ctx;
+	int err = cachepin_emit__section_order(f, &e->plan, e->bin);
+
+	return err == -EINVAL ? TOOL_SAID : err;
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("whatif");
@@ -166,9 +194,9 @@ int cmd_whatif(int argc, char **argv)
 	}
 	{
 		const char *more[3] = { argv[first + 1], a.plan, a.file };
-		const char *outs[3] = { a.output, a.align_file, a.svg };
+		const char *outs[5] = { a.output, a.align_file, a.svg, a.lld, a.secorder };
 
-		if ((rc = tool_check_inputs_outputs(&a.in, more, 3, outs, 3)))
+		if ((rc = tool_check_inputs_outputs(&a.in, more, 3, outs, 5)))
 			goto out;
 		rc = 1;
 	}
@@ -245,7 +273,7 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if (a.json)
 		printf("\n  ]\n}\n");
-	if (a.output) {
+	if (a.output || a.lld || a.secorder) {
 		struct emit_ctx e = { .bin = bin, .m = m, .c = &a.in.caches[0] };
 		char *alpath = NULL;
 
@@ -256,20 +284,27 @@ int cmd_whatif(int argc, char **argv)
 		e.info.version = cachepin_version();
 		cachepin_binary__build_id_str(bin, e.info.build_id);
 		e.info.profile_digest = cachepin_profile__digest(load.profile);
-		if (!a.align_file && !(alpath = tool_align_name(a.output))) {
+		e.info.standalone = a.standalone;
+		if (a.output && !a.align_file && !(alpath = tool_align_name(a.output))) {
 			free(e.plan.units);
 			goto out;
 		}
 		{
 			struct tool_outputs os = { .n = 0 };
 
-			rc = tool_outputs_add(&os, a.output, write_fragment, &e) ||
-			     tool_outputs_add(&os, a.align_file ? a.align_file : alpath, write_align, &e) ||
+			rc = (a.output && (tool_outputs_add(&os, a.output, write_fragment, &e) ||
+					   tool_outputs_add(&os, a.align_file ? a.align_file : alpath, write_align, &e))) ||
+			     (a.lld && tool_outputs_add(&os, a.lld, write_lld, &e)) ||
+			     (a.secorder && tool_outputs_add(&os, a.secorder, write_secorder, &e)) ||
 			     tool_outputs_commit(&os);
 		}
-		if (!rc && !a.json)
+		if (!rc && !a.json && a.output)
 			fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
 				a.output, a.align_file ? a.align_file : alpath, e.plan.nr_units, e.plan.base);
+		if (!rc && !a.json && a.lld)
+			fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a.lld, e.plan.nr_units);
+		if (!rc && !a.json && a.secorder)
+			fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a.secorder, e.plan.nr_units);
 		free(alpath);
 		free(e.plan.units);
 		goto out;
