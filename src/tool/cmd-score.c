@@ -192,7 +192,8 @@ static void text_objects(FILE *f, const struct report *r, const struct cachepin_
 	free(pages);
 }
 
-static void text_cache(FILE *f, const struct report *r, const struct cachepin_score *s)
+/* One geometry's report.  0, or -ENOMEM (no analysis is left out silently). */
+static int text_cache(FILE *f, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_cache *c = &s->cache;
 	uint32_t *order, i, over = 0, hot = 0;
@@ -229,7 +230,7 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 	fprintf(f, "  sets with hot lines %u of %u; over %u hot lines: %u\n", hot, c->sets, c->ways, over);
 
 	if (cachepin_score__worst_sets(s, &order))
-		return;
+		return -ENOMEM;
 	fprintf(f, "\n  worst sets (LRU misses)\n  %5s %5s %7s %9s %9s  %s\n", "set", "lines", "weight%",
 		"miss-lru", "miss-rnd", "hottest lines (function+offset)");
 	for (i = 0; i < top && i < c->sets; i++) {
@@ -263,7 +264,8 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 	}
 	free(order);
 
-	cachepin_score__pairs(s, &pairs, &nr_pairs);
+	if (cachepin_score__pairs(s, &pairs, &nr_pairs))
+		return -ENOMEM;
 	fprintf(f, "\n  functions fighting over sets (misses they suffer where they share over-full sets)\n");
 	fprintf(f, "  %9s %5s  %s\n", "misses", "sets", "pair");
 	for (k = 0; k < nr_pairs && k < top; k++)
@@ -272,6 +274,7 @@ static void text_cache(FILE *f, const struct report *r, const struct cachepin_sc
 	if (!nr_pairs)
 		fprintf(f, "  (none: no set holds more than %u hot lines)\n", c->ways);
 	free(pairs);
+	return 0;
 }
 
 static int write_text(FILE *f, void *ctx)
@@ -293,7 +296,8 @@ static int write_text(FILE *f, void *ctx)
 		r->model->ordered ? "call edges" : "weight (no call edges)",
 		r->model->weight ? 100.0 * r->model->dropped / r->model->weight : 0);
 	for (i = 0; i < r->nr_scores; i++)
-		text_cache(f, r, &r->scores[i]);
+		if (text_cache(f, r, &r->scores[i]))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -365,7 +369,8 @@ static int write_json(FILE *f, void *ctx)
 				ss->miss[CACHEPIN_REPL_RANDOM], ss->miss[CACHEPIN_REPL_OPT], ss->miss_fa);
 		}
 		fprintf(f, "\n      ],\n      \"pairs\": [");
-		cachepin_score__pairs(s, &pairs, &nr_pairs);
+		if (cachepin_score__pairs(s, &pairs, &nr_pairs))
+			return -ENOMEM;
 		for (k = 0; k < nr_pairs && k < r->a->top; k++) {
 			fprintf(f, "%s\n        { \"a\": ", k ? "," : "");
 			json_str(f, fname(r, pairs[k].a));
