@@ -38,18 +38,24 @@ OLD" ] || fail "a signal before the commit changed the old outputs"
 no_tmp "a signal before the commit"
 rm -f s.ord
 
-# 2. a signal during the renames (each delayed by a second): it waits
-# until both are renamed
+# slow_plan HOTLIST: plan in the background under strace, each rename
+# delayed by a second; returns once its temporary files exist ($spid)
+slow_plan() {
+	strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+		-e inject=rename,renameat,renameat2:delay_enter=1000000 \
+		$CACHEPIN plan -c 1K:1:32 -m p.map -o s.lds -a s.align p "$1" 2> /dev/null &
+	spid=$!
+	n=0
+	while ! ls s.lds.tmp* > /dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 300 ] || { kill $spid; fail "plan made no temporary file under strace"; }
+		sleep 0.05
+	done
+}
+
+# 2. a signal during the renames: it waits until both are renamed
 old
-strace -f -o /dev/null -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:delay_enter=1000000 \
-	$CACHEPIN plan -c 1K:1:32 -m p.map -o s.lds -a s.align p a.hot 2> /dev/null &
-spid=$!
-n=0
-while ! ls s.lds.tmp* > /dev/null 2>&1; do
-	n=$((n + 1))
-	[ $n -lt 300 ] || { kill $spid; fail "plan made no temporary file under strace"; }
-	sleep 0.05
-done
+slow_plan a.hot
 sleep 0.5
 # the traced plan is strace's child
 kill -TERM "$(pgrep -P $spid)"
@@ -62,15 +68,7 @@ no_tmp "a signal during the renames"
 # 3. two runs on one pair: a (renames delayed) commits while b runs; the
 # pair on disk is one run's
 old
-strace -f -o /dev/null -e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:delay_enter=1000000 \
-	$CACHEPIN plan -c 1K:1:32 -m p.map -o s.lds -a s.align p a.hot 2> /dev/null &
-spid=$!
-n=0
-while ! ls s.lds.tmp* > /dev/null 2>&1; do
-	n=$((n + 1))
-	[ $n -lt 300 ] || { kill $spid; fail "plan a made no temporary file"; }
-	sleep 0.05
-done
+slow_plan a.hot
 timeout 60 $CACHEPIN plan -c 1K:1:32 -m p.map -o s.lds -a s.align p b.hot 2> /dev/null || fail "plan b failed"
 wait $spid || fail "plan a failed"
 [ -n "$(digest s.lds)" ] && [ "$(digest s.lds)" = "$(digest s.align)" ] ||

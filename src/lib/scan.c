@@ -125,23 +125,6 @@ static inline bool split_ws(char c)
 	return scan_is_ws(c) || c == '\n';
 }
 
-size_t cachepin_scan_split(char *line, char **fv, size_t max)
-{
-	size_t n = 0;
-
-	while (*line && n < max) {
-		while (split_ws(*line))
-			line++;
-		if (!*line)
-			break;
-		fv[n++] = line;
-		while (*line && !split_ws(*line))
-			line++;
-		if (*line)
-			*line++ = '\0';
-	}
-	return n;
-}
 
 static bool field_plain(const char *s)
 {
@@ -227,7 +210,8 @@ static bool unquote(char **p)
 	return true;
 }
 
-size_t cachepin_scan_split_fields(char *line, char **fv, size_t max)
+/* The splitter of both: QUOTED takes a field that starts with '"' as quoted. */
+static size_t split(char *line, char **fv, size_t max, bool quoted)
 {
 	size_t n = 0;
 
@@ -236,7 +220,7 @@ size_t cachepin_scan_split_fields(char *line, char **fv, size_t max)
 			line++;
 		if (!*line)
 			break;
-		if (*line == '"') {
+		if (quoted && *line == '"') {
 			fv[n++] = ++line;
 			if (!unquote(&line))
 				return SIZE_MAX;
@@ -249,4 +233,14 @@ size_t cachepin_scan_split_fields(char *line, char **fv, size_t max)
 			*line++ = '\0';
 	}
 	return n;
+}
+
+size_t cachepin_scan_split(char *line, char **fv, size_t max)
+{
+	return split(line, fv, max, false);
+}
+
+size_t cachepin_scan_split_fields(char *line, char **fv, size_t max)
+{
+	return split(line, fv, max, true);
 }
