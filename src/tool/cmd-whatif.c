@@ -148,23 +148,175 @@ static int write_secorder(FILE *f, void *ctx)
 	return err == -EINVAL ? TOOL_SAID : err;
 }
 
+/* What a whatif run holds: the binary, its model, the link before and after the edits. */
+struct whatif_run {
+	struct cachepin_binary *bin;
+	struct cachepin_load load;
+	struct cachepin_model *m;
+	struct cachepin_relink r;
+	struct cachepin_layout lb, la;
+	uint64_t *fb, *fa;		/* function addresses before and after */
+	struct cachepin_align *al;	/* --plan */
+	char *owned_align;		/* the alignment file's name, made from -o's */
+};
+
+/* The edits of the command line and -f, and the outputs checked.  0, or an exit code. */
+static int whatif_edits(struct whatif_args *a, struct whatif_run *w, int argc, char **argv, int first)
+{
+	char where[32];
+	size_t i;
+	int rc;
+
+	for (i = (size_t)first + 2; i < (size_t)argc; i++) {
+		snprintf(where, sizeof(where), "edit %zu", i - (size_t)first - 1);
+		if (add_edit(a, argv[i], where))
+			return 1;
+	}
+	if (a->file && read_edits(a, a->file))
+		return 1;
+	if (!a->nr_edits && !a->plan) {
+		tool_error("whatif: no edits");
+		tool_hint("give edits after the profile or with -f FILE (see 'cachepin help whatif')");
+		return EXIT_USAGE;
+	}
+	if (tool_default_cache(&a->in))
+		return 1;
+	a->in.binary = argv[first];
+	if (a->output && !a->align_file && !(a->align_file = w->owned_align = tool_align_name(a->output)))
+		return tool_error("out of memory");
+	{
+		const char *more[3] = { argv[first + 1], a->plan, a->file };
+		const char *outs[5] = { a->output, a->align_file, a->svg, a->lld, a->secorder };
+
+		if ((rc = tool_check_inputs_outputs(&a->in, more, 3, outs, 5)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The binary, profile and model; the link (or the plan's) laid out before and after the edits.  0 or 1. */
+static int whatif_open(struct whatif_args *a, struct whatif_run *w, const char *profile)
+{
+	struct cachepin_model_opts mo = { 0 };
+	uint32_t culprit;
+
+	w->bin = tool_open_binary(&a->in);
+	if (!w->bin || tool_load_profile(&a->in, w->bin, profile, &w->load))
+		return 1;
+	tool_recorded_cache(&a->in, &w->load, profile);
+	w->m = cachepin_model__new(w->load.profile, w->bin, w->load.map, &mo);
+	if (!w->m)
+		return tool_error("cannot build the model: %s", strerror(errno));
+	if (a->plan) {
+		w->al = cachepin_align__read(a->plan);
+		if (!w->al || cachepin_relink__from_align(&w->r, w->bin, w->al, a->plan))
+			return 1;
+	} else if (cachepin_relink__init(&w->r, w->bin)) {
+		return 1;
+	}
+	if (cachepin_relink__lay(&w->r, &culprit)) {
+		if (culprit != UINT32_MAX)
+			tool_error("'%s': %s does not fit where the plan puts it", a->plan,
+				   w->bin->units[culprit].section);
+		return 1;
+	}
+	if (cachepin_relink__layout(&w->r, &w->lb) || !(w->fb = cachepin_layout__faddr(&w->lb)))
+		return 1;
+	if (cachepin_edit__apply(&w->r, a->edits, a->nr_edits))
+		return 1;
+	if (cachepin_relink__layout(&w->r, &w->la) || !(w->fa = cachepin_layout__faddr(&w->la)))
+		return 1;
+	return 0;
+}
+
+/* Cache I before and after, as text or JSON, and the picture of the first.  0 or 1. */
+static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w, size_t i)
+{
+	struct cachepin_score sb = { 0 }, sa = { 0 };
+	unsigned int fl = CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT;
+	struct cachepin_diff d;
+	int rc = 0;
+
+	if (cachepin_score__run(w->m, w->fb, &a->in.caches[i], fl, &sb) ||
+	    cachepin_score__run(w->m, w->fa, &a->in.caches[i], fl, &sa) ||
+	    cachepin_diff__run(w->bin, &sb, w->fb, w->bin, &sa, w->fa, &d)) {
+		cachepin_score__release(&sb);
+		cachepin_score__release(&sa);
+		return tool_error("out of memory");
+	}
+	if (a->json)
+		tool_diff_json(&sb, &sa, &d, !i);
+	else
+		tool_diff_text(&sb, &sa, &d, a->top, false);
+	if (!i && a->svg) {
+		const struct cachepin_score *sp[2] = { &sb, &sa };
+		const char *titles[2] = { a->plan ? "the plan" : "as linked", "after the edits" };
+		const struct cachepin_binary *bins[2] = { w->bin, w->bin };
+
+		rc = tool_svg_write(a->svg, bins, sp, titles, 2);
+	}
+	cachepin_diff__release(&d);
+	cachepin_score__release(&sb);
+	cachepin_score__release(&sa);
+	return rc;
+}
+
+/* The edited layout into every output asked for, all or none.  0 or 1. */
+static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
+{
+	struct emit_ctx e = { .bin = w->bin, .m = w->m, .c = &a->in.caches[0] };
+	struct tool_outputs os = { .n = 0 };
+	int rc;
+
+	if (cachepin_relink__plan(&w->r, w->m, a->in.caches[0].way_span, &e.plan))
+		return tool_error("out of memory");
+	e.info.version = cachepin_version();
+	cachepin_binary__build_id_str(w->bin, e.info.build_id);
+	e.info.profile_digest = cachepin_profile__digest(w->load.profile);
+	e.info.standalone = a->standalone;
+	rc = (a->output && (tool_outputs_add(&os, a->output, write_fragment, &e) ||
+			    tool_outputs_add(&os, a->align_file, write_align, &e))) ||
+	     (a->lld && tool_outputs_add(&os, a->lld, write_lld, &e)) ||
+	     (a->secorder && tool_outputs_add(&os, a->secorder, write_secorder, &e)) ||
+	     tool_outputs_commit(&os);
+	if (!rc && !a->json && a->output)
+		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
+			a->output, a->align_file, e.plan.nr_units, e.plan.base);
+	if (!rc && !a->json && a->lld)
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lld, e.plan.nr_units);
+	if (!rc && !a->json && a->secorder)
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->secorder, e.plan.nr_units);
+	free(e.plan.units);
+	return rc;
+}
+
+static void whatif_release(struct whatif_args *a, struct whatif_run *w)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_edits; i++)
+		cachepin_edit__release(&a->edits[i]);
+	free(a->edits);
+	free(w->fb);
+	free(w->fa);
+	cachepin_layout__release(&w->lb);
+	cachepin_layout__release(&w->la);
+	cachepin_relink__release(&w->r);
+	cachepin_align__free(w->al);
+	free(w->owned_align);
+	cachepin_model__free(w->m);
+	cachepin_load__release(&w->load);
+	cachepin_binary__free(w->bin);
+	tool_inputs_release(&a->in);
+}
+
 int cmd_whatif(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("whatif");
 	struct whatif_args a = { .top = 20 };
-	struct cachepin_binary *bin = NULL;
-	struct cachepin_load load = { 0 };
-	struct cachepin_model_opts mo = { 0 };
-	struct cachepin_model *m = NULL;
-	struct cachepin_relink r = { 0 };
-	struct cachepin_layout lb = { 0 }, la = { 0 };
-	uint64_t *fb = NULL, *fa = NULL;
-	struct cachepin_align *al = NULL;
-	int first, rc = 1;
-	char *owned_align = NULL;
-	uint32_t culprit;
+	struct whatif_run w = { 0 };
+	int first, rc;
 	size_t i;
-	char where[32];
 
 	first = tool_parse(cmd, argc, argv, whatif_opt, &a);
 	if (argc - first < 2) {
@@ -172,158 +324,26 @@ int cmd_whatif(int argc, char **argv)
 		tool_usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
-	for (i = (size_t)first + 2; i < (size_t)argc; i++) {
-		snprintf(where, sizeof(where), "edit %zu", i - (size_t)first - 1);
-		if (add_edit(&a, argv[i], where))
-			goto out;
-	}
-	if (a.file && read_edits(&a, a.file))
+	if ((rc = whatif_edits(&a, &w, argc, argv, first)) || (rc = whatif_open(&a, &w, argv[first + 1])))
 		goto out;
-	if (!a.nr_edits && !a.plan) {
-		tool_error("whatif: no edits");
-		tool_hint("give edits after the profile or with -f FILE (see 'cachepin help whatif')");
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (tool_default_cache(&a.in))
-		goto out;
-	a.in.binary = argv[first];
-	if (a.output && !a.align_file && !(a.align_file = owned_align = tool_align_name(a.output))) {
-		tool_error("out of memory");
-		goto out;
-	}
-	{
-		const char *more[3] = { argv[first + 1], a.plan, a.file };
-		const char *outs[5] = { a.output, a.align_file, a.svg, a.lld, a.secorder };
-
-		if ((rc = tool_check_inputs_outputs(&a.in, more, 3, outs, 5)))
-			goto out;
-		rc = 1;
-	}
-	bin = tool_open_binary(&a.in);
-	if (!bin || tool_load_profile(&a.in, bin, argv[first + 1], &load))
-		goto out;
-	tool_recorded_cache(&a.in, &load, argv[first + 1]);
-	m = cachepin_model__new(load.profile, bin, load.map, &mo);
-	if (!m) {
-		tool_error("cannot build the model: %s", strerror(errno));
-		goto out;
-	}
-	if (a.plan) {
-		al = cachepin_align__read(a.plan);
-		if (!al || cachepin_relink__from_align(&r, bin, al, a.plan))
-			goto out;
-	} else if (cachepin_relink__init(&r, bin)) {
-		goto out;
-	}
-	if (cachepin_relink__lay(&r, &culprit)) {
-		if (culprit != UINT32_MAX)
-			tool_error("'%s': %s does not fit where the plan puts it", a.plan,
-				   bin->units[culprit].section);
-		goto out;
-	}
-	if (cachepin_relink__layout(&r, &lb) || !(fb = cachepin_layout__faddr(&lb)))
-		goto out;
-	if (cachepin_edit__apply(&r, a.edits, a.nr_edits))
-		goto out;
-	if (cachepin_relink__layout(&r, &la) || !(fa = cachepin_layout__faddr(&la)))
-		goto out;
-
 	if (a.json)
-		printf("{\n  \"binary\": "), json_str(stdout, bin->path), printf(",\n  \"edits\": %zu,\n  \"caches\": [",
-										 a.nr_edits);
+		printf("{\n  \"binary\": "), json_str(stdout, w.bin->path),
+			printf(",\n  \"edits\": %zu,\n  \"caches\": [", a.nr_edits);
 	else
-		printf("whatif '%s' on %s: %zu edits\n", bin->path, a.plan ? a.plan : "its own layout",
+		printf("whatif '%s' on %s: %zu edits\n", w.bin->path, a.plan ? a.plan : "its own layout",
 		       a.nr_edits);
 	for (i = 0; !a.json && i < a.nr_edits; i++)
 		printf("  %s: %s\n", a.edits[i].where, a.edits[i].text);
-	for (i = 0; i < a.in.nr_caches; i++) {
-		struct cachepin_score sb = { 0 }, sa = { 0 };
-		struct cachepin_diff d;
-		unsigned int fl = CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT;
-
-		if (cachepin_score__run(m, fb, &a.in.caches[i], fl, &sb) ||
-		    cachepin_score__run(m, fa, &a.in.caches[i], fl, &sa) ||
-		    cachepin_diff__run(bin, &sb, fb, bin, &sa, fa, &d)) {
-			cachepin_score__release(&sb);
-			cachepin_score__release(&sa);
-			tool_error("out of memory");
+	for (i = 0; i < a.in.nr_caches; i++)
+		if ((rc = whatif_cache(&a, &w, i)))
 			goto out;
-		}
-		if (a.json)
-			tool_diff_json(&sb, &sa, &d, !i);
-		else
-			tool_diff_text(&sb, &sa, &d, a.top, false);
-		if (!i && a.svg) {
-			const struct cachepin_score *sp[2] = { &sb, &sa };
-			const char *titles[2] = { a.plan ? "the plan" : "as linked", "after the edits" };
-
-			const struct cachepin_binary *bins[2] = { bin, bin };
-
-			if (tool_svg_write(a.svg, bins, sp, titles, 2)) {
-				cachepin_diff__release(&d);
-				cachepin_score__release(&sb);
-				cachepin_score__release(&sa);
-				goto out;
-			}
-		}
-		cachepin_diff__release(&d);
-		cachepin_score__release(&sb);
-		cachepin_score__release(&sa);
-	}
 	if (a.json)
 		printf("\n  ]\n}\n");
-	if (a.output || a.lld || a.secorder) {
-		struct emit_ctx e = { .bin = bin, .m = m, .c = &a.in.caches[0] };
-		char *alpath = NULL;
-
-		if (cachepin_relink__plan(&r, m, a.in.caches[0].way_span, &e.plan)) {
-			tool_error("out of memory");
-			goto out;
-		}
-		e.info.version = cachepin_version();
-		cachepin_binary__build_id_str(bin, e.info.build_id);
-		e.info.profile_digest = cachepin_profile__digest(load.profile);
-		e.info.standalone = a.standalone;
-		if (a.output && !a.align_file && !(alpath = tool_align_name(a.output))) {
-			free(e.plan.units);
-			goto out;
-		}
-		{
-			struct tool_outputs os = { .n = 0 };
-
-			rc = (a.output && (tool_outputs_add(&os, a.output, write_fragment, &e) ||
-					   tool_outputs_add(&os, a.align_file ? a.align_file : alpath, write_align, &e))) ||
-			     (a.lld && tool_outputs_add(&os, a.lld, write_lld, &e)) ||
-			     (a.secorder && tool_outputs_add(&os, a.secorder, write_secorder, &e)) ||
-			     tool_outputs_commit(&os);
-		}
-		if (!rc && !a.json && a.output)
-			fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
-				a.output, a.align_file ? a.align_file : alpath, e.plan.nr_units, e.plan.base);
-		if (!rc && !a.json && a.lld)
-			fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a.lld, e.plan.nr_units);
-		if (!rc && !a.json && a.secorder)
-			fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a.secorder, e.plan.nr_units);
-		free(alpath);
-		free(e.plan.units);
-		goto out;
-	}
-	rc = fflush(stdout) || ferror(stdout) ? tool_error("whatif: cannot write the output") : 0;
+	if (a.output || a.lld || a.secorder)
+		rc = whatif_write(&a, &w);
+	else
+		rc = fflush(stdout) || ferror(stdout) ? tool_error("whatif: cannot write the output") : 0;
 out:
-	for (i = 0; i < a.nr_edits; i++)
-		cachepin_edit__release(&a.edits[i]);
-	free(a.edits);
-	free(fb);
-	free(fa);
-	cachepin_layout__release(&lb);
-	cachepin_layout__release(&la);
-	cachepin_relink__release(&r);
-	cachepin_align__free(al);
-	free(owned_align);
-	cachepin_model__free(m);
-	cachepin_load__release(&load);
-	cachepin_binary__free(bin);
-	tool_inputs_release(&a.in);
+	whatif_release(&a, &w);
 	return rc;
 }
