@@ -386,11 +386,67 @@ static int write_json(FILE *f, void *ctx)
 	return 0;
 }
 
+/* The binary, the profile, the model and every geometry's score into R.  0 or 1. */
+static int score_build(struct score_args *a, struct report *r, struct cachepin_load *load,
+		       const char *profile)
+{
+	struct cachepin_model_opts mo = { .refs = a->refs, .whole = a->whole };
+	size_t i;
+
+	r->bin = tool_open_binary(&a->in);
+	if (!r->bin || tool_load_profile(&a->in, r->bin, profile, load))
+		return 1;
+	tool_recorded_cache(&a->in, load, profile);
+	r->prof = load->profile;
+	r->model = cachepin_model__new(r->prof, r->bin, load->map, &mo);
+	if (!r->model)
+		return tool_error("cannot build the model: %s", strerror(errno));
+	r->scores = calloc(a->in.nr_caches, sizeof(*r->scores));
+	if (!r->scores)
+		return tool_error("out of memory");
+	for (i = 0; i < a->in.nr_caches; i++) {
+		if (cachepin_score__run(r->model, NULL, &a->in.caches[i], CACHEPIN_SCORE_DETAIL, &r->scores[i]))
+			return tool_error("out of memory");
+		r->nr_scores++;
+	}
+	if (!a->json && a->lines) {
+		r->sl = cachepin_srcline__open(a->in.binary);
+		if (!r->sl && errno == ENODATA)
+			tool_warn("'%s' has no DWARF line information; no source lines", a->in.binary);
+	}
+	return 0;
+}
+
+/* The picture of every geometry of R, a panel each.  0 or 1. */
+static int score_svg(const struct score_args *a, const struct report *r)
+{
+	const struct cachepin_score **sp = calloc(r->nr_scores + 1, sizeof(*sp));
+	const struct cachepin_binary **bins = calloc(r->nr_scores + 1, sizeof(*bins));
+	const char **titles = calloc(r->nr_scores + 1, sizeof(*titles));
+	size_t tl = strlen(r->bin->path) + 32, i;
+	char *title = malloc(tl);
+	int rc = !sp || !bins || !titles || !title;
+
+	if (!rc) {
+		snprintf(title, tl, "'%s' as linked", r->bin->path);
+		for (i = 0; i < r->nr_scores; i++) {
+			sp[i] = &r->scores[i];
+			bins[i] = r->bin;
+			titles[i] = title;
+		}
+		rc = tool_svg_write(a->svg, bins, sp, titles, r->nr_scores);
+	}
+	free(sp);
+	free(bins);
+	free(titles);
+	free(title);
+	return rc;
+}
+
 int cmd_score(int argc, char **argv)
 {
 	struct score_args a = { .top = 10 };
 	struct report r = { .a = &a };
-	struct cachepin_model_opts mo = { 0 };
 	struct cachepin_load load = { 0 };
 	int first, rc = 1;
 	size_t i;
@@ -412,58 +468,11 @@ int cmd_score(int argc, char **argv)
 			goto out;
 		rc = 1;
 	}
-	r.bin = tool_open_binary(&a.in);
-	if (!r.bin)
+	if (score_build(&a, &r, &load, argv[first + 1]))
 		goto out;
-	if (tool_load_profile(&a.in, r.bin, argv[first + 1], &load))
-		goto out;
-	tool_recorded_cache(&a.in, &load, argv[first + 1]);
-	r.prof = load.profile;
-	mo.refs = a.refs;
-	mo.whole = a.whole;
-	r.model = cachepin_model__new(r.prof, r.bin, load.map, &mo);
-	if (!r.model) {
-		tool_error("cannot build the model: %s", strerror(errno));
-		goto out;
-	}
-	r.scores = calloc(a.in.nr_caches, sizeof(*r.scores));
-	if (!r.scores)
-		goto out;
-	for (i = 0; i < a.in.nr_caches; i++) {
-		if (cachepin_score__run(r.model, NULL, &a.in.caches[i], CACHEPIN_SCORE_DETAIL, &r.scores[i])) {
-			tool_error("out of memory");
-			goto out;
-		}
-		r.nr_scores++;
-	}
-	if (!a.json && a.lines) {
-		r.sl = cachepin_srcline__open(a.in.binary);
-		if (!r.sl && errno == ENODATA)
-			tool_warn("'%s' has no DWARF line information; no source lines", a.in.binary);
-	}
 	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
-	if (!rc && a.svg) {
-		const struct cachepin_score **sp = calloc(r.nr_scores + 1, sizeof(*sp));
-		const struct cachepin_binary **bins = calloc(r.nr_scores + 1, sizeof(*bins));
-		const char **titles = calloc(r.nr_scores + 1, sizeof(*titles));
-		size_t tl = strlen(r.bin->path) + 32;
-		char *title = malloc(tl);
-
-		rc = !sp || !bins || !titles || !title;
-		if (!rc) {
-			snprintf(title, tl, "'%s' as linked", r.bin->path);
-			for (i = 0; i < r.nr_scores; i++) {
-				sp[i] = &r.scores[i];
-				bins[i] = r.bin;
-				titles[i] = title;
-			}
-			rc = tool_svg_write(a.svg, bins, sp, titles, r.nr_scores);
-		}
-		free(sp);
-		free(bins);
-		free(titles);
-		free(title);
-	}
+	if (!rc && a.svg)
+		rc = score_svg(&a, &r);
 out:
 	cachepin_srcline__free(r.sl);
 	for (i = 0; i < r.nr_scores; i++)
