@@ -587,6 +587,68 @@ static int plan_check_outputs(const struct plan_args *a, const char *profile)
 	return tool_check_outputs(in, ni, out, ARRAY_LEN(out));
 }
 
+/*
+ * The command line's checks before anything is read: the caches, the
+ * growth room against them, the alignment file's name, no output over an
+ * input.  0, or an exit code after a message.
+ */
+static int plan_setup(struct plan_args *a, char **argv, int first, char **align_name)
+{
+	uint32_t span = 0;
+	size_t k;
+
+	if (tool_default_cache(&a->in))
+		return EXIT_USAGE;
+	for (k = 0; k < a->in.nr_caches; k++)
+		if (a->in.caches[k].way_span > span)
+			span = a->in.caches[k].way_span;
+	/* room past a way span puts the next unit in every set anew */
+	if (a->po.growth > span) {
+		tool_error("bad --growth '%" PRIu64 "': more than the largest way span, %u bytes", a->po.growth,
+			   span);
+		return EXIT_USAGE;
+	}
+	if (!a->align) {
+		if (!a->output || !strcmp(a->output, "-")) {
+			tool_error("plan: --align-file is needed when the fragment goes to standard output");
+			return EXIT_USAGE;
+		}
+		a->align = *align_name = tool_align_name(a->output);
+		if (!a->align)
+			return tool_error("out of memory");
+	}
+	a->in.binary = argv[first];
+	return plan_check_outputs(a, argv[first + 1]);
+}
+
+/*
+ * The binary, the profile (a QEMU log of another link with --traced,
+ * into *TRACED that link) and --keep's plan.  0, or an exit code.
+ */
+static int plan_inputs(struct plan_args *a, const char *profile, struct cachepin_binary **bin,
+		       struct cachepin_binary **traced, struct cachepin_load *load,
+		       struct cachepin_align **prev)
+{
+	if (!(*bin = tool_open_binary(&a->in)) ||
+	    (a->traced && !(*traced = traced_load(a, *bin, profile, load))) ||
+	    (!a->traced && tool_load_profile(&a->in, *bin, profile, load)))
+		return 1;
+	tool_recorded_cache(&a->in, load, profile);
+	return a->prev ? plan_prev(a, prev, *bin) : 0;
+}
+
+/* What the planner's ERR means, said. */
+static void plan_failed(const struct plan_args *a, int err, const struct cachepin_align *prev)
+{
+	if (err == -ENOMEM)
+		tool_error("out of memory");
+	if (err == -EXDEV) {
+		tool_error("'%s': planned for %s, a block aligned to %" PRIu64 " bytes: its offsets do not give the sets of a plan for %s",
+			   a->prev, prev->cache, prev->block_align, a->in.caches[0].name);
+		tool_hint("plan for the caches it was planned for, or without --keep");
+	}
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 2,
@@ -607,48 +669,15 @@ int cmd_plan(int argc, char **argv)
 		tool_usage(tool_find_cmd("plan"), stderr);
 		return EXIT_USAGE;
 	}
-	if (tool_default_cache(&a.in))
-		return EXIT_USAGE;
-	{
-		uint32_t span = 0;
-		size_t k;
-
-		for (k = 0; k < a.in.nr_caches; k++)
-			if (a.in.caches[k].way_span > span)
-				span = a.in.caches[k].way_span;
-		/* room past a way span puts the next unit in every set anew */
-		if (a.po.growth > span) {
-			tool_error("bad --growth '%" PRIu64 "': more than the largest way span, %u bytes", a.po.growth,
-				   span);
-			return EXIT_USAGE;
-		}
-	}
-	if (!a.align) {
-		if (!a.output || !strcmp(a.output, "-")) {
-			tool_error("plan: --align-file is needed when the fragment goes to standard output");
-			return EXIT_USAGE;
-		}
-		a.align = align_name = tool_align_name(a.output);
-	}
-	a.in.binary = argv[first];
-	if ((rc = plan_check_outputs(&a, argv[first + 1])))
-		goto out;
-	rc = 1;
-	bin = tool_open_binary(&a.in);
-	if (!bin || (a.traced && !(traced = traced_load(&a, bin, argv[first + 1], &load))) ||
-	    (!a.traced && tool_load_profile(&a.in, bin, argv[first + 1], &load)))
-		goto out;
-	tool_recorded_cache(&a.in, &load, argv[first + 1]);
-	if (a.prev && (rc = plan_prev(&a, &prev, bin)))
+	if ((rc = plan_setup(&a, argv, first, &align_name)) ||
+	    (rc = plan_inputs(&a, argv[first + 1], &bin, &traced, &load, &prev)))
 		goto out;
 	rc = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	m = plan_model(&a, bin, traced, argv[first + 1], &load);
-	if (!m) {
+	if (!(half[0] = m = plan_model(&a, bin, traced, argv[first + 1], &load))) {
 		tool_error("cannot build the model: %s", strerror(errno));
 		goto out;
 	}
-	half[0] = m;
 	a.po.caches = a.in.caches;
 	a.po.nr_caches = a.in.nr_caches;
 	if (plan_folds(&a, bin, &load, &hload, half))
@@ -658,13 +687,7 @@ int cmd_plan(int argc, char **argv)
 	tool_progress_stop();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
-		if (err == -ENOMEM)
-			tool_error("out of memory");
-		if (err == -EXDEV) {
-			tool_error("'%s': planned for %s, a block aligned to %" PRIu64 " bytes: its offsets do not give the sets of a plan for %s",
-				   a.prev, prev->cache, prev->block_align, a.in.caches[0].name);
-			tool_hint("plan for the caches it was planned for, or without --keep");
-		}
+		plan_failed(&a, err, prev);
 		goto out;
 	}
 	cand_report(&a, &plan, load.profile);
