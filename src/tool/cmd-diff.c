@@ -300,17 +300,81 @@ void tool_diff_json(const struct cachepin_score *os, const struct cachepin_score
 	printf("\n      ]\n    }");
 }
 
+/*
+ * Both builds of NAMES (old, new, profile) into O and N: ELF files with
+ * their maps, or one a symbol map that takes the other's binary and
+ * model (its function addresses into *OFA or *NFA).  0, or an exit code.
+ */
+static int diff_open(struct diff_args *a, char *const *names, struct build *o, struct build *n,
+		     uint64_t **ofa, uint64_t **nfa)
+{
+	int old_elf = is_elf(names[0]), new_elf = is_elf(names[1]);
+
+	if (old_elf < 0 || new_elf < 0)
+		return 1;
+	if (!old_elf && !new_elf && (a->old_map || a->new_map)) {
+		tool_error("diff: --old-map and --new-map are link maps of ELF builds; '%s' and '%s' are symbol maps",
+			   names[0], names[1]);
+		return EXIT_USAGE;
+	}
+	if (!old_elf && !new_elf)
+		tool_warn("neither '%s' nor '%s' is an ELF file: function sizes come from the symbols' spacing and the model has no code (no straight runs); give the vmlinux of one build for the full model",
+			  names[0], names[1]);
+	/* a symbol map takes the other build's binary and model */
+	if (old_elf || !new_elf ? build_open(a, o, names[0], a->old_map, names[2], old_elf) :
+		      build_open(a, n, names[1], a->new_map, names[2], true))
+		return 1;
+	if (old_elf && new_elf ? build_open(a, n, names[1], a->new_map, names[2], true) :
+	    old_elf || !new_elf ? build_from_map(a, o, n, names[1], nfa) :
+		      build_from_map(a, n, o, names[0], ofa))
+		return 1;
+	return 0;
+}
+
+/* Every geometry of O against N, as text or JSON, on standard output.  0 or 1. */
+static int diff_report(const struct diff_args *a, char *const *names, const struct build *o,
+		       const struct build *n, const uint64_t *ofa, const uint64_t *nfa)
+{
+	const struct cachepin_binary *ob = o->bin ? o->bin : n->bin, *nb = n->bin ? n->bin : o->bin;
+	struct cachepin_diff d;
+	size_t i;
+
+	if (a->json)
+		printf("{\n  \"old\": "), json_str(stdout, names[0]), printf(",\n  \"new\": "),
+			json_str(stdout, names[1]), printf(",\n  \"caches\": [");
+	else
+		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", names[0], names[1],
+		       names[2], ob->nr_funcs, nb->nr_funcs);
+	for (i = 0; i < a->in.nr_caches; i++) {
+		if (cachepin_diff__run(ob, &o->scores[i], ofa, nb, &n->scores[i], nfa, &d))
+			return tool_error("out of memory");
+		if (a->json)
+			tool_diff_json(&o->scores[i], &n->scores[i], &d, !i);
+		else
+			tool_diff_text(&o->scores[i], &n->scores[i], &d, a->top, a->all);
+		cachepin_diff__release(&d);
+	}
+	if (a->json)
+		printf("\n  ]\n}\n");
+	if (fflush(stdout) || ferror(stdout))
+		return tool_error("diff: cannot write the output");
+	if (a->svg) {
+		const struct cachepin_score *sp[2] = { &o->scores[0], &n->scores[0] };
+		const char *titles[2] = { names[0], names[1] };
+		const struct cachepin_binary *bins[2] = { ob, nb };
+
+		return tool_svg_write(a->svg, bins, sp, titles, 2);
+	}
+	return 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("diff");
 	struct diff_args a = { .top = 20 };
 	struct build o = { 0 }, n = { 0 };
-	const struct cachepin_binary *ob, *nb;
-	struct cachepin_diff d;
 	uint64_t *ofa = NULL, *nfa = NULL;
-	int old_elf, new_elf;
-	int first, rc = 1;
-	size_t i;
+	int first, rc;
 
 	first = tool_parse(cmd, argc, argv, diff_opt, &a);
 	if (argc - first != 3) {
@@ -326,59 +390,9 @@ int cmd_diff(int argc, char **argv)
 
 		if ((rc = tool_check_inputs_outputs(&a.in, more, 5, outs, 1)))
 			goto out;
-		rc = 1;
 	}
-	old_elf = is_elf(argv[first]);
-	new_elf = is_elf(argv[first + 1]);
-	if (old_elf < 0 || new_elf < 0)
-		goto out;
-	if (!old_elf && !new_elf && (a.old_map || a.new_map)) {
-		tool_error("diff: --old-map and --new-map are link maps of ELF builds; '%s' and '%s' are symbol maps",
-			   argv[first], argv[first + 1]);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (!old_elf && !new_elf)
-		tool_warn("neither '%s' nor '%s' is an ELF file: function sizes come from the symbols' spacing and the model has no code (no straight runs); give the vmlinux of one build for the full model",
-			  argv[first], argv[first + 1]);
-	/* a symbol map takes the other build's binary and model */
-	if (old_elf || !new_elf ? build_open(&a, &o, argv[first], a.old_map, argv[first + 2], old_elf) :
-		      build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2], true))
-		goto out;
-	if (old_elf && new_elf ? build_open(&a, &n, argv[first + 1], a.new_map, argv[first + 2], true) :
-	    old_elf || !new_elf ? build_from_map(&a, &o, &n, argv[first + 1], &nfa) :
-		      build_from_map(&a, &n, &o, argv[first], &ofa))
-		goto out;
-	ob = o.bin ? o.bin : n.bin;
-	nb = n.bin ? n.bin : o.bin;
-	if (a.json)
-		printf("{\n  \"old\": "), json_str(stdout, argv[first]), printf(",\n  \"new\": "),
-			json_str(stdout, argv[first + 1]), printf(",\n  \"caches\": [");
-	else
-		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", argv[first],
-		       argv[first + 1], argv[first + 2], ob->nr_funcs, nb->nr_funcs);
-	for (i = 0; i < a.in.nr_caches; i++) {
-		if (cachepin_diff__run(ob, &o.scores[i], ofa, nb, &n.scores[i], nfa, &d)) {
-			tool_error("out of memory");
-			goto out;
-		}
-		if (a.json)
-			tool_diff_json(&o.scores[i], &n.scores[i], &d, !i);
-		else
-			tool_diff_text(&o.scores[i], &n.scores[i], &d, a.top, a.all);
-		cachepin_diff__release(&d);
-	}
-	if (a.json)
-		printf("\n  ]\n}\n");
-	rc = fflush(stdout) || ferror(stdout) ? tool_error("diff: cannot write the output") : 0;
-	if (!rc && a.svg) {
-		const struct cachepin_score *sp[2] = { &o.scores[0], &n.scores[0] };
-		const char *titles[2] = { argv[first], argv[first + 1] };
-
-		const struct cachepin_binary *bins[2] = { ob, nb };
-
-		rc = tool_svg_write(a.svg, bins, sp, titles, 2);
-	}
+	if (!(rc = diff_open(&a, argv + first, &o, &n, &ofa, &nfa)))
+		rc = diff_report(&a, argv + first, &o, &n, ofa, nfa);
 out:
 	free(ofa);
 	free(nfa);
