@@ -338,16 +338,70 @@ static int open_layout(struct sim_args *a, const struct cachepin_binary *bin,
 	return err ? 1 : 0;
 }
 
+/* What the options ask for, checked against each other.  0, or an exit code after a message. */
+static int sim_check(struct sim_args *a)
+{
+	if (a->layout && a->relink) {
+		tool_error("simulate: --layout and --relink both give the layout; give one");
+		return EXIT_USAGE;
+	}
+	/* a binary remaps the trace, or names the lines of --sets as traced */
+	if ((a->layout || a->relink) && !a->in.binary) {
+		tool_error("simulate: --%s needs the traced binary after the trace", a->layout ? "layout" : "relink");
+		return EXIT_USAGE;
+	}
+	if (a->in.binary && !(a->layout || a->relink) && !a->o.worst_sets) {
+		tool_error("simulate: a binary is only needed to remap the trace (--layout, --relink) or to name the lines of --sets");
+		return EXIT_USAGE;
+	}
+	if (a->in.map && !a->in.binary) {
+		tool_error("simulate: -m is the map of the traced binary, which only --layout needs");
+		return EXIT_USAGE;
+	}
+	if (tool_default_cache(&a->in))
+		return 1;
+	a->o.caches = a->in.caches;
+	a->o.nr_caches = a->in.nr_caches;
+	return 0;
+}
+
+/* TRACE simulated (remapped to L when given), said with -v, and printed.  0 or 1. */
+static int sim_run(const char *trace, struct sim_args *a, const struct cachepin_binary *bin)
+{
+	struct cachepin_simulation s;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cachepin_simulate__run(trace, &a->o, &s))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (tool_verbose) {
+		double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+		fprintf(stderr, "cachepin: %" PRIu64 " instructions, %" PRIu64 " line accesses in %.2f s (%.1f M accesses/s)\n",
+			s.insns, s.nr_rows ? s.rows[0].accesses : 0, dt,
+			dt > 0 && s.nr_rows ? (double)s.rows[0].accesses / dt / 1e6 : 0.0);
+	}
+	warn_run(trace, a, &s);
+	if (nothing_run(trace, a, &s)) {
+		cachepin_simulate__release(&s);
+		return 1;
+	}
+	if (a->json)
+		print_json(trace, a, &s, bin);
+	else
+		print_text(trace, a, &s, bin);
+	cachepin_simulate__release(&s);
+	return fflush(stdout) || ferror(stdout) ? tool_error("simulate: cannot write the output") : 0;
+}
+
 int cmd_simulate(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("simulate");
 	struct sim_args a = { .o.cpu = -1 };
 	struct cachepin_binary *bin = NULL;
 	struct cachepin_layout l = { 0 };
-	struct cachepin_simulation s;
-	struct timespec t0, t1;
-	const char *trace;
-	int first, rc = 1;
+	int first, rc;
 
 	first = tool_parse(cmd, argc, argv, simulate_opt, &a);
 	if (argc - first < 1 || argc - first > 2) {
@@ -355,29 +409,10 @@ int cmd_simulate(int argc, char **argv)
 		tool_usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
-	trace = argv[first];
 	a.in.binary = argc - first == 2 ? argv[first + 1] : NULL;
-	if (a.layout && a.relink) {
-		tool_error("simulate: --layout and --relink both give the layout; give one");
-		return EXIT_USAGE;
-	}
-	/* a binary remaps the trace, or names the lines of --sets as traced */
-	if ((a.layout || a.relink) && !a.in.binary) {
-		tool_error("simulate: --%s needs the traced binary after the trace", a.layout ? "layout" : "relink");
-		return EXIT_USAGE;
-	}
-	if (a.in.binary && !(a.layout || a.relink) && !a.o.worst_sets) {
-		tool_error("simulate: a binary is only needed to remap the trace (--layout, --relink) or to name the lines of --sets");
-		return EXIT_USAGE;
-	}
-	if (a.in.map && !a.in.binary) {
-		tool_error("simulate: -m is the map of the traced binary, which only --layout needs");
-		return EXIT_USAGE;
-	}
-	if (tool_default_cache(&a.in))
-		return 1;
-	a.o.caches = a.in.caches;
-	a.o.nr_caches = a.in.nr_caches;
+	if ((rc = sim_check(&a)))
+		goto out;
+	rc = 1;
 	if (a.in.binary) {
 		bin = tool_open_binary(&a.in);
 		if (!bin)
@@ -388,28 +423,7 @@ int cmd_simulate(int argc, char **argv)
 			a.o.layout = &l;
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (cachepin_simulate__run(trace, &a.o, &s))
-		goto out;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (tool_verbose) {
-		double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-
-		fprintf(stderr, "cachepin: %" PRIu64 " instructions, %" PRIu64 " line accesses in %.2f s (%.1f M accesses/s)\n",
-			s.insns, s.nr_rows ? s.rows[0].accesses : 0, dt,
-			dt > 0 && s.nr_rows ? (double)s.rows[0].accesses / dt / 1e6 : 0.0);
-	}
-	warn_run(trace, &a, &s);
-	if (nothing_run(trace, &a, &s)) {
-		cachepin_simulate__release(&s);
-		goto out;
-	}
-	if (a.json)
-		print_json(trace, &a, &s, bin);
-	else
-		print_text(trace, &a, &s, bin);
-	cachepin_simulate__release(&s);
-	rc = fflush(stdout) || ferror(stdout) ? tool_error("simulate: cannot write the output") : 0;
+	rc = sim_run(argv[first], &a, bin);
 out:
 	cachepin_layout__release(&l);
 	cachepin_binary__free(bin);
