@@ -580,6 +580,35 @@ static int movable_check(const struct cachepin_model *m, const struct cachepin_p
 	return err;
 }
 
+/* The figures of PLAN for every geometry, before and after, on the whole model.  0 or -ENOMEM. */
+static int plan_evals(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+		      struct cachepin_plan *plan, struct plan_progress *pg)
+{
+	uint64_t after[CACHEPIN_PLAN_MAX_GEO], lra[CACHEPIN_PLAN_MAX_GEO];
+	uint64_t before[CACHEPIN_PLAN_MAX_GEO], lrb[CACHEPIN_PLAN_MAX_GEO];
+	size_t i;
+	int err;
+
+	plan->evals = calloc(o->nr_caches, sizeof(*plan->evals));
+	if (!plan->evals)
+		return -ENOMEM;
+	plan->nr_evals = o->nr_caches;
+	snprintf(pg->label, sizeof(pg->label), "scoring the plan");
+	pg->cur = 1;
+	cachepin_plan_progress(pg, 0);
+	if ((err = score_layout(m, o, plan, after, lra, NULL, NULL)) ||
+	    (err = score_layout(m, o, NULL, before, lrb, plan->evals, NULL)))
+		return err;
+	for (i = 0; i < o->nr_caches; i++) {
+		plan->evals[i].before = before[i];
+		plan->evals[i].after = after[i];
+		plan->evals[i].lru_before = lrb[i];
+		plan->evals[i].lru_after = lra[i];
+	}
+	cachepin_progress(pg->label, pg->total * 1000, pg->total * 1000);
+	return 0;
+}
+
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		       struct cachepin_plan *plan)
 {
@@ -592,7 +621,6 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO], whole[CACHEPIN_PLAN_MAX_GEO];
 	uint64_t planned[CACHEPIN_PLAN_MAX_GEO];	/* the kept run's misses */
 	double best = 0;
-	size_t i;
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
@@ -668,30 +696,8 @@ again:
 	plan->exact = m->exact;
 	memcpy(plan->link_misses, choice.link_misses, sizeof(plan->link_misses));
 	memcpy(plan->cands, choice.cands, sizeof(plan->cands));
-	plan->evals = calloc(o->nr_caches, sizeof(*plan->evals));
-	if (!plan->evals) {
-		err = -ENOMEM;
+	if ((err = plan_evals(m, o, plan, &pg)))
 		goto fail;
-	}
-	plan->nr_evals = o->nr_caches;
-	snprintf(pg.label, sizeof(pg.label), "scoring the plan");
-	pg.cur = 1;
-	cachepin_plan_progress(&pg, 0);
-	{
-		uint64_t after[CACHEPIN_PLAN_MAX_GEO], lra[CACHEPIN_PLAN_MAX_GEO];
-		uint64_t before[CACHEPIN_PLAN_MAX_GEO], lrb[CACHEPIN_PLAN_MAX_GEO];
-
-		if ((err = score_layout(m, o, plan, after, lra, NULL, NULL)) ||
-		    (err = score_layout(m, o, NULL, before, lrb, plan->evals, NULL)))
-			goto fail;
-		for (i = 0; i < o->nr_caches; i++) {
-			plan->evals[i].before = before[i];
-			plan->evals[i].after = after[i];
-			plan->evals[i].lru_before = lrb[i];
-			plan->evals[i].lru_after = lra[i];
-		}
-	}
-	cachepin_progress(pg.label, pg.total * 1000, pg.total * 1000);
 	return 0;
 fail:
 	cachepin_plan__release(plan);
