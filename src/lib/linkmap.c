@@ -257,6 +257,36 @@ static char *read_file(const char *path, size_t *lenp)
 	return buf;
 }
 
+/*
+ * The input sections of an executable section reach its end (an output
+ * section may end with alignment: 4 KiB of slack).  A map cut off, or
+ * with a line the reader takes for another output section, silently lost
+ * the rest of .text.  0, or -EINVAL after a message.
+ */
+static int sections_reach_end(const struct map_ctx *m)
+{
+	const struct cachepin_binary *bin = m->bin;
+	size_t i;
+
+	for (i = 0; i < bin->nr_secs; i++) {
+		const struct cachepin_section *s = &bin->secs[i];
+
+		if (!s->exec || !s->size || (m->sec_end[i] && m->sec_end[i] + 4096 >= s->addr + s->size))
+			continue;
+		if (!m->sec_line[i])
+			pr_warn("'%s': has no output section '%s' of '%s' (0x%" PRIx64 ", %" PRIu64 " bytes)\n",
+				m->path, s->name, bin->path, s->addr, s->size);
+		else if (!m->sec_end[i])
+			pr_warn("'%s':%zu: gives no input section of '%s'\n", m->path, m->sec_line[i], s->name);
+		else
+			pr_warn("'%s':%zu: the input sections of '%s' end at 0x%" PRIx64 ", short of its end at 0x%" PRIx64 "\n",
+				m->path, m->sec_line[i], s->name, m->sec_end[i], s->addr + s->size);
+		pr_warn("hint: the map is cut off, or has a line that is not ld's; use the map of the link unchanged\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 {
 	static const char marker[] = "Linker script and memory map";
@@ -324,29 +354,8 @@ int cachepin_binary__load_map(struct cachepin_binary *bin, const char *path)
 		err = -EINVAL;
 		goto out;
 	}
-	/*
-	 * The input sections of an executable section reach its end (an
-	 * output section may end with alignment: 4 KiB of slack).  A map cut
-	 * off, or with a line the reader takes for another output section,
-	 * silently lost the rest of .text.
-	 */
-	for (i = 0; i < bin->nr_secs; i++) {
-		const struct cachepin_section *s = &bin->secs[i];
-
-		if (!s->exec || !s->size || (m.sec_end[i] && m.sec_end[i] + 4096 >= s->addr + s->size))
-			continue;
-		if (!m.sec_line[i])
-			pr_warn("'%s': has no output section '%s' of '%s' (0x%" PRIx64 ", %" PRIu64 " bytes)\n",
-				path, s->name, bin->path, s->addr, s->size);
-		else if (!m.sec_end[i])
-			pr_warn("'%s':%zu: gives no input section of '%s'\n", path, m.sec_line[i], s->name);
-		else
-			pr_warn("'%s':%zu: the input sections of '%s' end at 0x%" PRIx64 ", short of its end at 0x%" PRIx64 "\n",
-				path, m.sec_line[i], s->name, m.sec_end[i], s->addr + s->size);
-		pr_warn("hint: the map is cut off, or has a line that is not ld's; use the map of the link unchanged\n");
-		err = -EINVAL;
+	if ((err = sections_reach_end(&m)))
 		goto out;
-	}
 	err = cachepin_binary_set_units(bin, m.units, m.nr_units);
 	m.units = NULL;
 	m.nr_units = 0;
