@@ -163,6 +163,26 @@ int cachepin_binary__set_ebase(struct cachepin_binary *bin, uint64_t ebase);
 /* Mark the units matching the glob PATTERN ("name", "object:section") fixed. */
 int cachepin_binary__fix(struct cachepin_binary *bin, const char *pattern, const char *why);
 
+/*
+ * The function that names unit U: the one at its start, else its first;
+ * NULL for a unit without a function symbol (assembly fixup code).
+ */
+const struct cachepin_func *cachepin_binary__unit_func(const struct cachepin_binary *bin,
+							const struct cachepin_unit *u);
+
+/*
+ * How far into U its naming function starts (0 without one): the
+ * alignment file has the symbol's offset, and an assembly object's .text
+ * can start with local code before its first function.
+ */
+static inline uint64_t cachepin_binary__unit_symoff(const struct cachepin_binary *bin,
+						    const struct cachepin_unit *u)
+{
+	const struct cachepin_func *fn = cachepin_binary__unit_func(bin, u);
+
+	return fn ? fn->addr - u->addr : 0;
+}
+
 /* The function containing ADDR, or NULL. */
 const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,
 							uint64_t addr);

@@ -105,9 +105,9 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 	for (i = 0; i < plan->nr_units; i++) {
 		const struct cachepin_plan_unit *pu = &plan->units[i];
 		const struct cachepin_unit *u = &bin->units[pu->unit];
-		const struct cachepin_func *fn = emit_unit_func(bin, u);
+		const struct cachepin_func *fn = cachepin_binary__unit_func(bin, u);
 		/* offset and first set are the symbol's */
-		uint64_t off = pu->off + emit_unit_symoff(bin, u);
+		uint64_t off = pu->off + cachepin_binary__unit_symoff(bin, u);
 		size_t n = 0;
 
 		sort_n(sets[i], nsets[i], sizeof(*sets[i]), cachepin_cmp_u32);

@@ -651,6 +651,17 @@ static bool func_has(const struct cachepin_func *f, uint64_t addr)
 	return addr >= f->addr && addr - f->addr < f->size;
 }
 
+const struct cachepin_func *cachepin_binary__unit_func(const struct cachepin_binary *bin,
+							const struct cachepin_unit *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_funcs; i++)
+		if (bin->funcs[u->first_func + i].addr == u->addr)
+			return &bin->funcs[u->first_func + i];
+	return u->nr_funcs ? &bin->funcs[u->first_func] : NULL;
+}
+
 const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,
 							uint64_t addr)
 {

@@ -11,17 +11,6 @@
 #include "emit-int.h"
 #include "internal.h"
 
-const struct cachepin_func *emit_unit_func(const struct cachepin_binary *bin,
-					   const struct cachepin_unit *u)
-{
-	size_t i;
-
-	for (i = 0; i < u->nr_funcs; i++)
-		if (bin->funcs[u->first_func + i].addr == u->addr)
-			return &bin->funcs[u->first_func + i];
-	return u->nr_funcs ? &bin->funcs[u->first_func] : NULL;
-}
-
 struct secname {
 	const char *name;
 	unsigned int n;

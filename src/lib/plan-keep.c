@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <uthash.h>
 #include "cachepin/align.h"
-#include "emit-int.h"
 #include "plan-int.h"
 
 struct prev_key {
@@ -111,7 +110,7 @@ static uint32_t entry_unit(const struct planner *pl, struct prev_key *keys[2],
 		hu = find_key(keys[1], NULL, e->section);
 	if (hu == UINT32_MAX)
 		return UINT32_MAX;
-	in = emit_unit_symoff(pl->bin, &pl->bin->units[pl->hu[hu].unit]);
+	in = cachepin_binary__unit_symoff(pl->bin, &pl->bin->units[pl->hu[hu].unit]);
 	if (e->off < in)
 		return UINT32_MAX;
 	*off = e->off - in;
@@ -211,7 +210,7 @@ void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *pl
 		return;
 	for (i = 0; i < pl->nr_hu; i++) {
 		const struct hunit *h = &pl->hu[i];
-		uint64_t in = emit_unit_symoff(pl->bin, &pl->bin->units[h->unit]);
+		uint64_t in = cachepin_binary__unit_symoff(pl->bin, &pl->bin->units[h->unit]);
 
 		if (h->prev_set == UINT32_MAX || h->off < 0)
 			continue;
