@@ -17,18 +17,24 @@ no_tmp() { ! ls s.*.tmp* > /dev/null 2>&1 || fail "$1 left temporary files: $(ls
 # the profile digest a plan's fragment and alignment file name
 digest() { sed -n 's/.*; profile \([0-9a-f]*\)$/\1/p' "$1" | head -1; }
 
+# wait_tmp PREFIX PID: until PID has made its temporary file PREFIX.tmp*
+# (30 s at most, then PID is killed and the test fails)
+wait_tmp() {
+	n=0
+	while ! ls "$1".tmp* > /dev/null 2>&1; do
+		n=$((n + 1))
+		[ $n -lt 300 ] || { kill "$2"; fail "plan made no temporary file $1.tmp*"; }
+		sleep 0.1
+	done
+}
+
 # 1. a signal before the commit: the third output is a FIFO nobody reads,
 # so plan waits there with the first one's temporary file made
 old
 mkfifo s.ord
 $CACHEPIN plan -c 1K:1:32 -m p.map -o s.lds -a s.align --lld-order s.ord p a.hot 2> /dev/null &
 pid=$!
-n=0
-while ! ls s.align.tmp* > /dev/null 2>&1; do
-	n=$((n + 1))
-	[ $n -lt 300 ] || { kill $pid; fail "plan made no temporary file"; }
-	sleep 0.1
-done
+wait_tmp s.align $pid
 kill -TERM $pid
 rc=0
 wait $pid || rc=$?
@@ -48,12 +54,7 @@ slow_plan() {
 		-e inject=rename,renameat,renameat2:delay_enter=1000000 \
 		$CACHEPIN plan -c 1K:1:32 -m p.map -o s.lds -a s.align p "$1" 2> /dev/null &
 	spid=$!
-	n=0
-	while ! ls s.lds.tmp* > /dev/null 2>&1; do
-		n=$((n + 1))
-		[ $n -lt 300 ] || { kill $spid; fail "plan made no temporary file under strace"; }
-		sleep 0.05
-	done
+	wait_tmp s.lds $spid
 }
 
 # 2. a signal during the renames: it waits until both are renamed

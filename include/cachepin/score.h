@@ -101,8 +101,9 @@ struct cachepin_profile;
  * "[NAME+0xPAGE]" that loading P added to BIN.  OUT[i] gets those of
  * P->objects[i] (P->nr_objects entries), PAGES[i] (unless NULL) how many
  * of its pages BIN holds: an object without any (the kernel, a library
- * whose samples had no address) has no lines.  Returns 0, or -EINVAL when
- * S was scored without the detail.
+ * whose samples had no address) has no lines.  Returns how many objects
+ * have pages in BIN (counted when PAGES is given, else 0), or -EINVAL
+ * when S was scored without the detail.
  */
 int cachepin_score__object_misses(const struct cachepin_score *s, const struct cachepin_binary *bin,
 				  const struct cachepin_profile *p, uint64_t *out, size_t *pages);

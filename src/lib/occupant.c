@@ -61,6 +61,7 @@ int cachepin_score__object_misses(const struct cachepin_score *s, const struct c
 	const struct cachepin_pobject *o;
 	uint64_t page;
 	size_t i;
+	int n = 0;
 
 	if (!s->func_miss)
 		return -EINVAL;
@@ -74,10 +75,10 @@ int cachepin_score__object_misses(const struct cachepin_score *s, const struct c
 		    !(o = page_of(p, bin->funcs[i].name, &page)))
 			continue;
 		out[o - p->objects] += s->func_miss[i];
-		if (pages)
-			pages[o - p->objects]++;
+		if (pages && !pages[o - p->objects]++)
+			n++;
 	}
-	return 0;
+	return n;
 }
 
 static int cmp_synth(const void *a, const void *b)

@@ -13,6 +13,15 @@
 #include "scan.h"
 #include "profile-int.h"
 
+/* "NAME OBJECT " of a function, quoted where they need it. */
+static void put_func(FILE *f, const struct cachepin_pfunc *pf)
+{
+	cachepin_scan_put_field(f, pf->name);
+	fputc(' ', f);
+	cachepin_scan_put_opt(f, pf->object);
+	fputc(' ', f);
+}
+
 static void put_num(FILE *f, double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
@@ -64,10 +73,7 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 		const struct cachepin_pfunc *pf = &p->funcs[i];
 
 		fputs("f ", f);
-		cachepin_scan_put_field(f, pf->name);
-		fputc(' ', f);
-		cachepin_scan_put_opt(f, pf->object);
-		fputc(' ', f);
+		put_func(f, pf);
 		put_num(f, pf->weight);
 		fprintf(f, " %" PRIu64 " ", pf->samples);
 		put_num(f, pf->incl);
@@ -89,14 +95,8 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 		const struct cachepin_pfunc *a = &p->funcs[e->caller], *b = &p->funcs[e->callee];
 
 		fputs("e ", f);
-		cachepin_scan_put_field(f, a->name);
-		fputc(' ', f);
-		cachepin_scan_put_opt(f, a->object);
-		fputc(' ', f);
-		cachepin_scan_put_field(f, b->name);
-		fputc(' ', f);
-		cachepin_scan_put_opt(f, b->object);
-		fputc(' ', f);
+		put_func(f, a);
+		put_func(f, b);
 		if (e->callsite == UINT32_MAX)
 			fprintf(f, "- ");
 		else

@@ -135,47 +135,43 @@ static void capacity_note(FILE *f, const struct cachepin_cache *c, const struct 
 }
 
 /*
- * The misses in each shared library's hot pages, beside its share of the
- * samples: NULL when the profile has no library with pages, else an
- * array of r->prof->nr_objects (caller frees) and *PAGES another.
+ * The misses in each shared library's hot pages into *MISS and how many
+ * pages each has into *PAGES (arrays of r->prof->nr_objects, the caller
+ * frees): how many libraries have pages (0: nothing to say, no arrays),
+ * or -ENOMEM.
  */
-static uint64_t *object_misses(const struct report *r, const struct cachepin_score *s, size_t **pages)
+static int object_misses(const struct report *r, const struct cachepin_score *s, uint64_t **miss,
+			 size_t **pages)
 {
-	const struct cachepin_profile *p = r->prof;
-	uint64_t *miss;
-	size_t i, any = 0;
+	size_t n = r->prof->nr_objects;
+	int k;
 
+	*miss = NULL;
 	*pages = NULL;
-	if (!p->nr_objects)
-		return NULL;
-	miss = calloc(p->nr_objects, sizeof(*miss));
-	*pages = calloc(p->nr_objects, sizeof(**pages));
-	if (!miss || !*pages || cachepin_score__object_misses(s, r->bin, p, miss, *pages)) {
-		free(miss);
+	if (!n)
+		return 0;
+	*miss = calloc(n, sizeof(**miss));
+	*pages = calloc(n, sizeof(**pages));
+	k = *miss && *pages ? cachepin_score__object_misses(s, r->bin, r->prof, *miss, *pages) : -ENOMEM;
+	if (k <= 0) {
+		free(*miss);
 		free(*pages);
+		*miss = NULL;
 		*pages = NULL;
-		return NULL;
 	}
-	for (i = 0; i < p->nr_objects; i++)
-		any += (*pages)[i];
-	if (!any) {
-		free(miss);
-		free(*pages);
-		*pages = NULL;
-		return NULL;
-	}
-	return miss;
+	return k;
 }
 
 /* "  shared libraries (fixed): libc.so.6 26 LRU misses, 76.5 % of all (52.8 % of the samples); ..." */
-static void text_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
+static int text_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_profile *p = r->prof;
 	uint64_t lru = s->miss[CACHEPIN_REPL_LRU], *miss;
 	size_t i, n = 0, *pages;
+	int k = object_misses(r, s, &miss, &pages);
 
-	if (!(miss = object_misses(r, s, &pages)))
-		return;
+	if (k <= 0)
+		return k;
 	fprintf(f, "  shared libraries (fixed):");
 	for (i = 0; i < p->nr_objects; i++) {
 		if (!pages[i])
@@ -190,6 +186,7 @@ static void text_objects(FILE *f, const struct report *r, const struct cachepin_
 	fputc('\n', f);
 	free(miss);
 	free(pages);
+	return 0;
 }
 
 /* One geometry's report.  0, or -ENOMEM (no analysis is left out silently). */
@@ -220,7 +217,8 @@ static int text_cache(FILE *f, const struct report *r, const struct cachepin_sco
 		s->miss[CACHEPIN_REPL_LRU] ? 100.0 * ((double)s->miss[CACHEPIN_REPL_LRU] - (double)s->miss_fa_lru) /
 						     (double)s->miss[CACHEPIN_REPL_LRU] : 0);
 	capacity_note(f, c, s);
-	text_objects(f, r, s);
+	if (text_objects(f, r, s))
+		return -ENOMEM;
 	for (i = 0; i < c->sets; i++) {
 		if (s->sets[i].lines)
 			hot++;
@@ -302,14 +300,15 @@ static int write_text(FILE *f, void *ctx)
 }
 
 /* "objects": the shared libraries with hot pages, their LRU misses and samples */
-static void json_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
+static int json_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_profile *p = r->prof;
 	uint64_t *miss;
 	size_t i, n = 0, *pages;
+	int k = object_misses(r, s, &miss, &pages);
 
-	if (!(miss = object_misses(r, s, &pages)))
-		return;
+	if (k <= 0)
+		return k;
 	fprintf(f, "      \"objects\": [");
 	for (i = 0; i < p->nr_objects; i++) {
 		if (!pages[i])
@@ -322,6 +321,7 @@ static void json_objects(FILE *f, const struct report *r, const struct cachepin_
 	fprintf(f, "\n      ],\n");
 	free(miss);
 	free(pages);
+	return 0;
 }
 
 static int write_json(FILE *f, void *ctx)
@@ -356,7 +356,8 @@ static int write_json(FILE *f, void *ctx)
 		fprintf(f, ", \"fully_associative_lru\": %" PRIu64 ", \"fully_associative_optimal\": %" PRIu64
 			", \"conflict\": %" PRId64 " },\n",
 			s->miss_fa_lru, s->miss_fa_opt, (int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru));
-		json_objects(f, r, s);
+		if (json_objects(f, r, s))
+			return -ENOMEM;
 		fprintf(f, "      \"sets_detail\": [");
 		for (set = 0, k = 0; set < s->cache.sets; set++) {
 			const struct cachepin_score_set *ss = &s->sets[set];
