@@ -262,42 +262,61 @@ void tool_diff_text(const struct cachepin_score *os, const struct cachepin_score
 	}
 }
 
-void tool_diff_json(const struct cachepin_score *os, const struct cachepin_score *ns,
-		    const struct cachepin_diff *d, bool first)
+static void json_misses(struct tool_json *j, const char *key, const struct cachepin_score *s)
+{
+	tool_json_open(j, key, '{', true);
+	tool_json_u64(j, "lru", s->miss[CACHEPIN_REPL_LRU]);
+	tool_json_u64(j, "random", s->miss[CACHEPIN_REPL_RANDOM]);
+	tool_json_u64(j, "fully_associative_lru", s->miss_fa_lru);
+	tool_json_close(j);
+}
+
+void tool_diff_json(struct tool_json *j, const struct cachepin_score *os,
+		    const struct cachepin_score *ns, const struct cachepin_diff *d)
 {
 	size_t i;
 
-	printf("%s\n    { \"cache\": ", first ? "" : ",");
-	json_str(stdout, os->cache.name);
-	printf(", \"size\": %u, \"ways\": %u, \"line\": %u, \"sets\": %u,\n", os->cache.size,
-	       os->cache.ways, os->cache.line, os->cache.sets);
-	printf("      \"old\": { \"lru\": %" PRIu64 ", \"random\": %" PRIu64 ", \"fully_associative_lru\": %" PRIu64 " },\n",
-	       os->miss[CACHEPIN_REPL_LRU], os->miss[CACHEPIN_REPL_RANDOM], os->miss_fa_lru);
-	printf("      \"new\": { \"lru\": %" PRIu64 ", \"random\": %" PRIu64 ", \"fully_associative_lru\": %" PRIu64 " },\n",
-	       ns->miss[CACHEPIN_REPL_LRU], ns->miss[CACHEPIN_REPL_RANDOM], ns->miss_fa_lru);
-	printf("      \"hot_functions\": %zu, \"moved\": %zu, \"unmatched\": %zu,\n      \"functions\": [",
-	       d->nr_funcs, d->nr_moved, d->nr_unmatched);
+	tool_json_open(j, NULL, '{', false);
+	tool_json_str(j, "cache", os->cache.name);
+	tool_json_u64(j, "size", os->cache.size);
+	tool_json_u64(j, "ways", os->cache.ways);
+	tool_json_u64(j, "line", os->cache.line);
+	tool_json_u64(j, "sets", os->cache.sets);
+	json_misses(j, "old", os);
+	json_misses(j, "new", ns);
+	tool_json_u64(j, "hot_functions", d->nr_funcs);
+	tool_json_u64(j, "moved", d->nr_moved);
+	tool_json_u64(j, "unmatched", d->nr_unmatched);
+	tool_json_open(j, "functions", '[', false);
 	for (i = 0; i < d->nr_funcs; i++) {
 		const struct cachepin_diff_func *f = &d->funcs[i];
 
-		printf("%s\n        { \"name\": ", i ? "," : "");
-		json_str(stdout, f->name);
-		printf(", \"old_addr\": %" PRIu64 ", \"new_addr\": %" PRIu64 ", \"old_set\": %u, \"new_set\": %u, "
-		       "\"old_misses\": %" PRIu64 ", \"new_misses\": %" PRIu64 ", \"weight\": %.6g }",
-		       f->old_addr, f->new_addr, f->old_set, f->new_set, f->old_miss, f->new_miss, f->weight);
+		tool_json_open(j, NULL, '{', true);
+		tool_json_str(j, "name", f->name);
+		tool_json_u64(j, "old_addr", f->old_addr);
+		tool_json_u64(j, "new_addr", f->new_addr);
+		tool_json_u64(j, "old_set", f->old_set);
+		tool_json_u64(j, "new_set", f->new_set);
+		tool_json_u64(j, "old_misses", f->old_miss);
+		tool_json_u64(j, "new_misses", f->new_miss);
+		tool_json_num(j, "weight", -6, f->weight);
+		tool_json_close(j);
 	}
-	printf("\n      ],\n      \"pairs\": [");
+	tool_json_close(j);
+	tool_json_open(j, "pairs", '[', false);
 	for (i = 0; i < d->nr_pairs; i++) {
 		const struct cachepin_diff_pair *p = &d->pairs[i];
 
-		printf("%s\n        { \"a\": ", i ? "," : "");
-		json_str(stdout, p->a);
-		printf(", \"b\": ");
-		json_str(stdout, p->b);
-		printf(", \"misses\": %" PRIu64 ", \"sets\": %u, \"state\": \"%s\" }", p->miss, p->sets,
-		       p->added ? "new" : "gone");
+		tool_json_open(j, NULL, '{', true);
+		tool_json_str(j, "a", p->a);
+		tool_json_str(j, "b", p->b);
+		tool_json_u64(j, "misses", p->miss);
+		tool_json_u64(j, "sets", p->sets);
+		tool_json_str(j, "state", p->added ? "new" : "gone");
+		tool_json_close(j);
 	}
-	printf("\n      ]\n    }");
+	tool_json_close(j);
+	tool_json_close(j);
 }
 
 /*
@@ -337,25 +356,29 @@ static int diff_report(const struct diff_args *a, char *const *names, const stru
 {
 	const struct cachepin_binary *ob = o->bin ? o->bin : n->bin, *nb = n->bin ? n->bin : o->bin;
 	struct cachepin_diff d;
+	struct tool_json j;
 	size_t i;
 
-	if (a->json)
-		printf("{\n  \"old\": "), json_str(stdout, names[0]), printf(",\n  \"new\": "),
-			json_str(stdout, names[1]), printf(",\n  \"caches\": [");
-	else
+	tool_json_init(&j, stdout);
+	if (a->json) {
+		tool_json_open(&j, NULL, '{', false);
+		tool_json_str(&j, "old", names[0]);
+		tool_json_str(&j, "new", names[1]);
+		tool_json_open(&j, "caches", '[', false);
+	} else
 		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", names[0], names[1],
 		       names[2], ob->nr_funcs, nb->nr_funcs);
 	for (i = 0; i < a->in.nr_caches; i++) {
 		if (cachepin_diff__run(ob, &o->scores[i], ofa, nb, &n->scores[i], nfa, &d))
 			return tool_error("out of memory");
 		if (a->json)
-			tool_diff_json(&o->scores[i], &n->scores[i], &d, !i);
+			tool_diff_json(&j, &o->scores[i], &n->scores[i], &d);
 		else
 			tool_diff_text(&o->scores[i], &n->scores[i], &d, a->top, a->all);
 		cachepin_diff__release(&d);
 	}
 	if (a->json)
-		printf("\n  ]\n}\n");
+		tool_json_end(&j);
 	if (fflush(stdout) || ferror(stdout))
 		return tool_error("diff: cannot write the output");
 	if (a->svg) {

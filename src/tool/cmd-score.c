@@ -300,90 +300,125 @@ static int write_text(FILE *f, void *ctx)
 }
 
 /* "objects": the shared libraries with hot pages, their LRU misses and samples */
-static int json_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
+static int json_objects(struct tool_json *j, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_profile *p = r->prof;
 	uint64_t *miss;
-	size_t i, n = 0, *pages;
+	size_t i, *pages;
 	int k = object_misses(r, s, &miss, &pages);
 
 	if (k <= 0)
 		return k;
-	fprintf(f, "      \"objects\": [");
+	tool_json_open(j, "objects", '[', false);
 	for (i = 0; i < p->nr_objects; i++) {
 		if (!pages[i])
 			continue;
-		fprintf(f, "%s\n        { \"name\": ", n++ ? "," : "");
-		json_str(f, p->objects[i].name);
-		fprintf(f, ", \"pages\": %zu, \"samples\": %" PRIu64 ", \"lru\": %" PRIu64 " }", pages[i],
-			p->objects[i].samples, miss[i]);
+		tool_json_open(j, NULL, '{', true);
+		tool_json_str(j, "name", p->objects[i].name);
+		tool_json_u64(j, "pages", pages[i]);
+		tool_json_u64(j, "samples", p->objects[i].samples);
+		tool_json_u64(j, "lru", miss[i]);
+		tool_json_close(j);
 	}
-	fprintf(f, "\n      ],\n");
+	tool_json_close(j);
 	free(miss);
 	free(pages);
+	return 0;
+}
+
+static void json_misses(struct tool_json *j, const struct cachepin_score *s)
+{
+	enum cachepin_repl rp;
+
+	tool_json_open(j, "misses", '{', true);
+	for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
+		tool_json_u64(j, cachepin_repl_name(rp), s->miss[rp]);
+	tool_json_u64(j, "fully_associative_lru", s->miss_fa_lru);
+	tool_json_u64(j, "fully_associative_optimal", s->miss_fa_opt);
+	tool_json_i64(j, "conflict", (int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru));
+	tool_json_close(j);
+}
+
+static void json_sets(struct tool_json *j, const struct cachepin_score *s)
+{
+	uint32_t set;
+
+	tool_json_open(j, "sets_detail", '[', false);
+	for (set = 0; set < s->cache.sets; set++) {
+		const struct cachepin_score_set *ss = &s->sets[set];
+
+		if (!ss->lines)
+			continue;
+		tool_json_open(j, NULL, '{', true);
+		tool_json_u64(j, "set", set);
+		tool_json_u64(j, "lines", ss->lines);
+		tool_json_num(j, "weight", -6, ss->weight);
+		tool_json_u64(j, "lru", ss->miss[CACHEPIN_REPL_LRU]);
+		tool_json_u64(j, "random", ss->miss[CACHEPIN_REPL_RANDOM]);
+		tool_json_u64(j, "optimal", ss->miss[CACHEPIN_REPL_OPT]);
+		tool_json_u64(j, "fully_associative_lru", ss->miss_fa);
+		tool_json_close(j);
+	}
+	tool_json_close(j);
+}
+
+static int json_cache(struct tool_json *j, const struct report *r, const struct cachepin_score *s)
+{
+	struct cachepin_score_pair *pairs;
+	size_t nr_pairs, k;
+
+	tool_json_open(j, NULL, '{', false);
+	tool_json_str(j, "cache", s->cache.name);
+	tool_json_u64(j, "size", s->cache.size);
+	tool_json_u64(j, "ways", s->cache.ways);
+	tool_json_u64(j, "line", s->cache.line);
+	tool_json_u64(j, "sets", s->cache.sets);
+	tool_json_u64(j, "fetches", s->fetches);
+	tool_json_u64(j, "hot_lines", s->distinct_lines);
+	json_misses(j, s);
+	if (json_objects(j, r, s))
+		return -ENOMEM;
+	json_sets(j, s);
+	if (cachepin_score__pairs(s, &pairs, &nr_pairs))
+		return -ENOMEM;
+	tool_json_open(j, "pairs", '[', false);
+	for (k = 0; k < nr_pairs && k < r->a->top; k++) {
+		tool_json_open(j, NULL, '{', true);
+		tool_json_str(j, "a", fname(r, pairs[k].a));
+		tool_json_str(j, "b", fname(r, pairs[k].b));
+		tool_json_u64(j, "misses", pairs[k].miss);
+		tool_json_u64(j, "sets", pairs[k].sets);
+		tool_json_close(j);
+	}
+	free(pairs);
+	tool_json_close(j);
+	tool_json_close(j);
 	return 0;
 }
 
 static int write_json(FILE *f, void *ctx)
 {
 	const struct report *r = ctx;
-	size_t i, k;
-	uint32_t set;
+	struct tool_json j;
+	size_t i;
 
-	fprintf(f, "{\n  \"binary\": ");
-	json_str(f, r->bin->path);
-	fprintf(f, ",\n  \"arch\": ");
-	json_str(f, r->bin->arch);
-	fprintf(f, ",\n  \"functions\": %zu,\n  \"samples\": %" PRIu64 ",\n  \"matched\": %" PRIu64 ",\n",
-		r->bin->nr_funcs, r->prof->nr_samples, r->prof->nr_matched);
-	fprintf(f, "  \"model\": { \"refs\": %zu, \"granules\": %zu, \"ordered\": %s },\n",
-		r->model->nr_refs, r->model->nr_items, r->model->ordered ? "true" : "false");
-	fprintf(f, "  \"caches\": [");
-	for (i = 0; i < r->nr_scores; i++) {
-		const struct cachepin_score *s = &r->scores[i];
-		struct cachepin_score_pair *pairs;
-		size_t nr_pairs;
-		enum cachepin_repl rp;
-
-		fprintf(f, "%s\n    { \"cache\": ", i ? "," : "");
-		json_str(f, s->cache.name);
-		fprintf(f, ", \"size\": %u, \"ways\": %u, \"line\": %u, \"sets\": %u,\n", s->cache.size,
-			s->cache.ways, s->cache.line, s->cache.sets);
-		fprintf(f, "      \"fetches\": %" PRIu64 ", \"hot_lines\": %" PRIu64 ",\n      \"misses\": {",
-			s->fetches, s->distinct_lines);
-		for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
-			fprintf(f, "%s\"%s\": %" PRIu64, rp ? ", " : " ", cachepin_repl_name(rp), s->miss[rp]);
-		fprintf(f, ", \"fully_associative_lru\": %" PRIu64 ", \"fully_associative_optimal\": %" PRIu64
-			", \"conflict\": %" PRId64 " },\n",
-			s->miss_fa_lru, s->miss_fa_opt, (int64_t)(s->miss[CACHEPIN_REPL_LRU] - s->miss_fa_lru));
-		if (json_objects(f, r, s))
+	tool_json_init(&j, f);
+	tool_json_open(&j, NULL, '{', false);
+	tool_json_str(&j, "binary", r->bin->path);
+	tool_json_str(&j, "arch", r->bin->arch);
+	tool_json_u64(&j, "functions", r->bin->nr_funcs);
+	tool_json_u64(&j, "samples", r->prof->nr_samples);
+	tool_json_u64(&j, "matched", r->prof->nr_matched);
+	tool_json_open(&j, "model", '{', true);
+	tool_json_u64(&j, "refs", r->model->nr_refs);
+	tool_json_u64(&j, "granules", r->model->nr_items);
+	tool_json_bool(&j, "ordered", r->model->ordered);
+	tool_json_close(&j);
+	tool_json_open(&j, "caches", '[', false);
+	for (i = 0; i < r->nr_scores; i++)
+		if (json_cache(&j, r, &r->scores[i]))
 			return -ENOMEM;
-		fprintf(f, "      \"sets_detail\": [");
-		for (set = 0, k = 0; set < s->cache.sets; set++) {
-			const struct cachepin_score_set *ss = &s->sets[set];
-
-			if (!ss->lines)
-				continue;
-			fprintf(f, "%s\n        { \"set\": %u, \"lines\": %u, \"weight\": %.6g, \"lru\": %" PRIu64
-				", \"random\": %" PRIu64 ", \"optimal\": %" PRIu64 ", \"fully_associative_lru\": %" PRIu64 " }",
-				k++ ? "," : "", set, ss->lines, ss->weight, ss->miss[CACHEPIN_REPL_LRU],
-				ss->miss[CACHEPIN_REPL_RANDOM], ss->miss[CACHEPIN_REPL_OPT], ss->miss_fa);
-		}
-		fprintf(f, "\n      ],\n      \"pairs\": [");
-		if (cachepin_score__pairs(s, &pairs, &nr_pairs))
-			return -ENOMEM;
-		for (k = 0; k < nr_pairs && k < r->a->top; k++) {
-			fprintf(f, "%s\n        { \"a\": ", k ? "," : "");
-			json_str(f, fname(r, pairs[k].a));
-			fprintf(f, ", \"b\": ");
-			json_str(f, fname(r, pairs[k].b));
-			fprintf(f, ", \"misses\": %" PRIu64 ", \"sets\": %u }", pairs[k].miss,
-				pairs[k].sets);
-		}
-		free(pairs);
-		fprintf(f, "\n      ]\n    }");
-	}
-	fprintf(f, "\n  ]\n}\n");
+	tool_json_end(&j);
 	return 0;
 }
 

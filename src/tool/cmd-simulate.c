@@ -207,68 +207,84 @@ static void print_text(const char *trace, const struct sim_args *a,
 	print_sets_text(bin, s);
 }
 
-static void print_sets_json(const struct cachepin_binary *bin, const struct cachepin_simulate_row *r)
+static void print_sets_json(struct tool_json *j, const struct cachepin_binary *bin,
+			    const struct cachepin_simulate_row *r)
 {
-	size_t j;
+	size_t i;
 	uint32_t k;
 
-	printf(", \"worst_sets\": [");
-	for (j = 0; j < r->nr_worst; j++) {
-		const struct cachepin_simulate_set *ws = &r->worst[j];
+	tool_json_open(j, "worst_sets", '[', false);
+	for (i = 0; i < r->nr_worst; i++) {
+		const struct cachepin_simulate_set *ws = &r->worst[i];
 
-		printf("%s{\"set\": %u, \"misses\": %" PRIu64 ", \"lines_missed\": %u, \"lines\": [",
-		       j ? ", " : "", ws->set, ws->misses, ws->nr_lines);
+		tool_json_open(j, NULL, '{', false);
+		tool_json_u64(j, "set", ws->set);
+		tool_json_u64(j, "misses", ws->misses);
+		tool_json_u64(j, "lines_missed", ws->nr_lines);
+		tool_json_open(j, "lines", '[', false);
 		for (k = 0; k < ws->shown; k++) {
 			const struct cachepin_simulate_line *ln = &ws->lines[k];
 			const struct cachepin_func *f = code_at(bin, ln->traced);
 
-			printf("%s{\"address\": %" PRIu64 ", \"traced\": %" PRIu64 ", \"misses\": %" PRIu64,
-			       k ? ", " : "", ln->addr, ln->traced, ln->misses);
+			tool_json_open(j, NULL, '{', true);
+			tool_json_u64(j, "address", ln->addr);
+			tool_json_u64(j, "traced", ln->traced);
+			tool_json_u64(j, "misses", ln->misses);
 			if (f) {
-				printf(", \"function\": ");
-				json_str(stdout, f->name);
-				printf(", \"offset\": %" PRIu64, ln->traced - f->addr);
+				tool_json_str(j, "function", f->name);
+				tool_json_u64(j, "offset", ln->traced - f->addr);
 			}
-			printf("}");
+			tool_json_close(j);
 		}
-		printf("]}");
+		tool_json_close(j);
+		tool_json_close(j);
 	}
-	printf("]");
+	tool_json_close(j);
 }
 
 static void print_json(const char *trace, const struct sim_args *a,
 		       const struct cachepin_simulation *s, const struct cachepin_binary *bin)
 {
+	struct tool_json j;
 	size_t i;
 
-	printf("{\"trace\": ");
-	json_str(stdout, trace);
-	printf(", \"format\": \"%s\", \"blocks\": %" PRIu64 ", \"instructions\": %" PRIu64
-	       ", \"unknown_blocks\": %" PRIu64 ", \"cancelled_blocks\": %" PRIu64,
-	       s->format == CACHEPIN_TRACE_QEMU ? "qemu" : "lackey", s->blocks, s->insns,
-	       s->unknown_blocks, s->cancelled);
-	if (a->o.range)
-		printf(", \"range\": [%" PRIu64 ", %" PRIu64 "]", a->o.lo, a->o.hi);
-	if (a->layout || a->relink) {
-		printf(", \"layout\": ");
-		json_str(stdout, a->layout ? a->layout : a->relink);
-		printf(", \"remapped\": %" PRIu64 ", \"kept\": %" PRIu64, s->remapped, s->kept);
+	tool_json_init(&j, stdout);
+	tool_json_open(&j, NULL, '{', false);
+	tool_json_str(&j, "trace", trace);
+	tool_json_str(&j, "format", s->format == CACHEPIN_TRACE_QEMU ? "qemu" : "lackey");
+	tool_json_u64(&j, "blocks", s->blocks);
+	tool_json_u64(&j, "instructions", s->insns);
+	tool_json_u64(&j, "unknown_blocks", s->unknown_blocks);
+	tool_json_u64(&j, "cancelled_blocks", s->cancelled);
+	if (a->o.range) {
+		tool_json_open(&j, "range", '[', true);
+		tool_json_u64(&j, NULL, a->o.lo);
+		tool_json_u64(&j, NULL, a->o.hi);
+		tool_json_close(&j);
 	}
-	printf(", \"results\": [");
+	if (a->layout || a->relink) {
+		tool_json_str(&j, "layout", a->layout ? a->layout : a->relink);
+		tool_json_u64(&j, "remapped", s->remapped);
+		tool_json_u64(&j, "kept", s->kept);
+	}
+	tool_json_open(&j, "results", '[', false);
 	for (i = 0; i < s->nr_rows; i++) {
 		const struct cachepin_simulate_row *r = &s->rows[i];
 
-		printf("%s{\"cache\": ", i ? ", " : "");
-		json_str(stdout, r->cache->name);
-		printf(", \"size\": %u, \"ways\": %u, \"line\": %u, \"policy\": \"%s\", \"accesses\": %" PRIu64
-		       ", \"misses\": %" PRIu64 ", \"mpki\": %.3f", r->cache->size, r->cache->ways,
-		       r->cache->line, cachepin_sim_policy_name(r->policy), r->accesses, r->misses,
-		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
+		tool_json_open(&j, NULL, '{', false);
+		tool_json_str(&j, "cache", r->cache->name);
+		tool_json_u64(&j, "size", r->cache->size);
+		tool_json_u64(&j, "ways", r->cache->ways);
+		tool_json_u64(&j, "line", r->cache->line);
+		tool_json_str(&j, "policy", cachepin_sim_policy_name(r->policy));
+		tool_json_u64(&j, "accesses", r->accesses);
+		tool_json_u64(&j, "misses", r->misses);
+		tool_json_num(&j, "mpki", 3, s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
 		if (r->worst)
-			print_sets_json(bin, r);
-		printf("}");
+			print_sets_json(&j, bin, r);
+		tool_json_close(&j);
 	}
-	printf("]}\n");
+	tool_json_end(&j);
 }
 
 /* What the run left out or could not see, as warnings. */

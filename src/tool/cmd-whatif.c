@@ -230,7 +230,8 @@ static int whatif_open(struct whatif_args *a, struct whatif_run *w, const char *
 }
 
 /* Cache I before and after, as text or JSON, and the picture of the first.  0 or 1. */
-static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w, size_t i)
+static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w, struct tool_json *j,
+			size_t i)
 {
 	struct cachepin_score sb = { 0 }, sa = { 0 };
 	unsigned int fl = CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT;
@@ -245,7 +246,7 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 		return tool_error("out of memory");
 	}
 	if (a->json)
-		tool_diff_json(&sb, &sa, &d, !i);
+		tool_diff_json(j, &sb, &sa, &d);
 	else
 		tool_diff_text(&sb, &sa, &d, a->top, false);
 	if (!i && a->svg) {
@@ -315,6 +316,7 @@ int cmd_whatif(int argc, char **argv)
 	const struct tool_cmd *cmd = tool_find_cmd("whatif");
 	struct whatif_args a = { .top = 20 };
 	struct whatif_run w = { 0 };
+	struct tool_json j;
 	int first, rc;
 	size_t i;
 
@@ -326,19 +328,22 @@ int cmd_whatif(int argc, char **argv)
 	}
 	if ((rc = whatif_edits(&a, &w, argc, argv, first)) || (rc = whatif_open(&a, &w, argv[first + 1])))
 		goto out;
-	if (a.json)
-		printf("{\n  \"binary\": "), json_str(stdout, w.bin->path),
-			printf(",\n  \"edits\": %zu,\n  \"caches\": [", a.nr_edits);
-	else
+	tool_json_init(&j, stdout);
+	if (a.json) {
+		tool_json_open(&j, NULL, '{', false);
+		tool_json_str(&j, "binary", w.bin->path);
+		tool_json_u64(&j, "edits", a.nr_edits);
+		tool_json_open(&j, "caches", '[', false);
+	} else
 		printf("whatif '%s' on %s: %zu edits\n", w.bin->path, a.plan ? a.plan : "its own layout",
 		       a.nr_edits);
 	for (i = 0; !a.json && i < a.nr_edits; i++)
 		printf("  %s: %s\n", a.edits[i].where, a.edits[i].text);
 	for (i = 0; i < a.in.nr_caches; i++)
-		if ((rc = whatif_cache(&a, &w, i)))
+		if ((rc = whatif_cache(&a, &w, &j, i)))
 			goto out;
 	if (a.json)
-		printf("\n  ]\n}\n");
+		tool_json_end(&j);
 	if (a.output || a.lld || a.secorder)
 		rc = whatif_write(&a, &w);
 	else

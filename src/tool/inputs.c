@@ -204,24 +204,6 @@ size_t tool_utf8_len(const char *s)
 	return n;
 }
 
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	while (s && *s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = tool_utf8_len(s);
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f || !n)
-			fprintf(f, "\\u%04x", c);
-		else
-			fwrite(s, 1, n, f);
-		s += n ? n : 1;
-	}
-	fputc('"', f);
-}
-
 char *tool_align_name(const char *out)
 {
 	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');

@@ -181,9 +181,10 @@ struct cachepin_diff;
  */
 void tool_diff_text(const struct cachepin_score *os, const struct cachepin_score *ns,
 		    const struct cachepin_diff *d, uint64_t top, bool all);
-/* The same as one JSON object of a "caches" array (FIRST: no comma before). */
-void tool_diff_json(const struct cachepin_score *os, const struct cachepin_score *ns,
-		    const struct cachepin_diff *d, bool first);
+/* The same as one JSON object of the "caches" array open in J. */
+struct tool_json;
+void tool_diff_json(struct tool_json *j, const struct cachepin_score *os,
+		    const struct cachepin_score *ns, const struct cachepin_diff *d);
 
 /* The alignment file's default name for fragment OUT ("a/hot.lds" -> "a/hot.align"); NULL on ENOMEM. */
 char *tool_align_name(const char *out);
@@ -196,8 +197,31 @@ char *tool_align_name(const char *out);
 int tool_svg_write(const char *path, const struct cachepin_binary *const *bin,
 		   const struct cachepin_score *const *s, const char *const *titles, size_t n);
 
-/* JSON string literal. */
-void json_str(FILE *f, const char *s);
+/*
+ * The reports' JSON (json.c): open a container ('{' or '['; LINE: all of
+ * it on one line, else one member per line), add members (KEY NULL in an
+ * array and for the document itself), close it; end closes what is open
+ * and ends the line.  The caller checks the stream.
+ */
+#define TOOL_JSON_DEPTH 16
+struct tool_json {
+	FILE *f;
+	unsigned int depth, overflow;
+	char kind[TOOL_JSON_DEPTH];
+	bool line[TOOL_JSON_DEPTH];
+	size_t count[TOOL_JSON_DEPTH];
+};
+
+void tool_json_init(struct tool_json *j, FILE *f);
+void tool_json_open(struct tool_json *j, const char *key, char kind, bool line);
+void tool_json_close(struct tool_json *j);
+void tool_json_str(struct tool_json *j, const char *key, const char *s);
+void tool_json_u64(struct tool_json *j, const char *key, uint64_t v);
+void tool_json_i64(struct tool_json *j, const char *key, int64_t v);
+/* V with DIGITS decimals (%.Nf), or with -DIGITS significant digits (%.Ng) */
+void tool_json_num(struct tool_json *j, const char *key, int digits, double v);
+void tool_json_bool(struct tool_json *j, const char *key, bool v);
+void tool_json_end(struct tool_json *j);
 
 /*
  * The length of the UTF-8 sequence that starts S (1 to 4), or 0 when the
