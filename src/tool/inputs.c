@@ -178,32 +178,6 @@ int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const
 	return cachepin_profile__load(l, path, bin, &o) ? 1 : 0;
 }
 
-size_t tool_utf8_len(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (u[0] < 0x80)
-		return 1;
-	if (u[0] < 0xc2 || u[0] > 0xf4)
-		return 0;	/* a continuation byte, an overlong lead, past U+10FFFF */
-	n = u[0] < 0xe0 ? 2 : u[0] < 0xf0 ? 3 : 4;
-	/* no overlong forms, no surrogates, nothing past U+10FFFF */
-	if (u[0] == 0xe0)
-		lo = 0xa0;
-	else if (u[0] == 0xed)
-		hi = 0x9f;
-	else if (u[0] == 0xf0)
-		lo = 0x90;
-	else if (u[0] == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
-		if (u[i] < lo || u[i] > hi)
-			return 0;
-	return n;
-}
-
 char *tool_align_name(const char *out)
 {
 	const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');

@@ -19,35 +19,6 @@
 #define LEFT 56
 #define RIGHT 24
 
-/*
- * S with XML's five characters escaped, a byte that is not UTF-8 as the
- * code point of its number (as JSON gets it), and a control byte, which
- * XML 1.0 cannot hold, as U+FFFD.
- */
-static void xml_str(FILE *f, const char *s)
-{
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = tool_utf8_len(s);
-
-		switch (c) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		default:
-			if (!n)
-				fprintf(f, "&#x%x;", c);
-			else if ((c < 0x20 && c != '\t') || c == 0x7f)
-				fputs("&#xfffd;", f);
-			else
-				fwrite(s, 1, n, f);
-		}
-		s += n ? n : 1;
-	}
-}
-
 struct svg_ctx {
 	const struct cachepin_binary *const *bin;	/* per panel */
 	const struct cachepin_score *const *s;
@@ -108,7 +79,7 @@ static void tooltip(FILE *f, const struct cachepin_binary *bin, const struct cac
 			break;
 		}
 		fprintf(f, "&#10;");
-		xml_str(f, fi < bin->nr_funcs ? bin->funcs[fi].name : "?");
+		tool_xml_str(f, fi < bin->nr_funcs ? bin->funcs[fi].name : "?");
 		fprintf(f, " (%zu)", cnt);
 	}
 	fprintf(f, "</title>");
@@ -164,7 +135,7 @@ static int svg_write(FILE *f, void *ctx)
 			over += s->sets[k].lines > cc->ways;
 		fprintf(f, "<g class=\"panel\" id=\"panel%zu\">\n<text class=\"title\" x=\"%d\" y=\"%.0f\" font-size=\"14\">",
 			p, LEFT, y0 - 24);
-		xml_str(f, c->titles[p]);
+		tool_xml_str(f, c->titles[p]);
 		fprintf(f, "</text>\n<text class=\"legend\" x=\"%d\" y=\"%.0f\">%s: %u sets, %u over-full (red); "
 			"%" PRIu64 " modelled LRU misses; bars: hot lines per set</text>\n", LEFT, y0 - 8, cc->name,
 			sets, over, s->miss[CACHEPIN_REPL_LRU]);

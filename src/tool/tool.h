@@ -227,8 +227,10 @@ void tool_json_end(struct tool_json *j);
  * The length of the UTF-8 sequence that starts S (1 to 4), or 0 when the
  * byte there starts none (a name need not be UTF-8: JSON and SVG write
  * such a byte as the code point of its number, U+0080 to U+00FF).
+ * utf8.c, as is tool_xml_str(): S as XML 1.0 character data.
  */
 size_t tool_utf8_len(const char *s);
+void tool_xml_str(FILE *f, const char *s);
 
 int cmd_profile(int argc, char **argv);
 int cmd_score(int argc, char **argv);
