@@ -178,6 +178,14 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -Iinclude -Isrc/lib -Itests/fuzz $(PC_CFLAGS) $(
 	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJS := $(LIB_SRCS:src/lib/%.c=build/fuzz/lib/%.o)
+# the reports' writers, for fuzz-json
+FUZZ_TOOL_SRCS := src/tool/json.c src/tool/utf8.c
+FUZZ_TOOL_OBJS := $(FUZZ_TOOL_SRCS:src/tool/%.c=build/fuzz/tool/%.o)
+
+build/fuzz/tool/%.o: src/tool/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc/tool -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
 build/fuzz/lib/%.o: src/lib/%.c
 	@mkdir -p $(dir $@)
@@ -188,14 +196,16 @@ build/fuzz/libcachepin.a: $(FUZZ_LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libcachepin.a | $(BFD_PROBE)
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libcachepin.a $(FUZZ_TOOL_OBJS) | $(BFD_PROBE)
 	$(call msg,FUZZLD,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcachepin.a $(ALL_LDLIBS)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc/tool -fsanitize=fuzzer -o $@ $< $(FUZZ_TOOL_OBJS) \
+		build/fuzz/libcachepin.a $(ALL_LDLIBS)
 
-build/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB) | $(BFD_PROBE)
+build/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(FUZZ_TOOL_SRCS) $(LIB) | $(BFD_PROBE)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ $< tests/fuzz/replay.c $(LIB) $(ALL_LDLIBS) $(ALL_LDFLAGS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/fuzz -Isrc/tool -o $@ $< tests/fuzz/replay.c $(FUZZ_TOOL_SRCS) $(LIB) \
+		$(ALL_LDLIBS) $(ALL_LDFLAGS)
 
 fuzz:
 	$(Q)scripts/install-deps --fuzz

@@ -32,8 +32,19 @@ for t in $targets; do
 		fi ;;
 	elf | linkmap)
 		[ -x "$top/build/tests/unit/cache" ] && cp -n "$top/build/tests/unit/cache" "$c/unit-cache.elf" 2>/dev/null || true ;;
+	dwarf)
+		# DWARF 5 and 4 of a small program, inlining on: line tables, inlined subroutines, ranges
+		for v in 4 5; do
+			[ -f "$c/hotfuncs-dwarf$v" ] || ${CC:-cc} -O2 -g -gdwarf-$v -no-pie -o "$c/hotfuncs-dwarf$v" \
+				"$top/tests/src/hotfuncs.c" > /dev/null 2>&1 || true
+		done ;;
+	whatif)
+		# the edits are applied to a relink of this program (fuzz-whatif.c)
+		${CC:-cc} -O2 -ffunction-sections -no-pie -Wl,-Map,"$B/whatif.map" -o "$B/whatif.elf" \
+			"$top/tests/src/hotfuncs.c" > /dev/null 2>&1 || true ;;
 	esac
 	rm -f "$B/crash-$t-"*
+	CACHEPIN_FUZZ_ELF=$B/whatif.elf CACHEPIN_FUZZ_MAP=$B/whatif.map \
 	/usr/bin/time -f '%U %S' -o "$B/fuzz-$t.cpu" \
 		"$bin" -max_total_time="$S" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
 		-artifact_prefix="$B/crash-$t-" -print_final_stats=1 ${FUZZ_SEED:+-seed=$FUZZ_SEED} "$c" > "$B/fuzz-$t.log" 2>&1 || true
