@@ -58,10 +58,10 @@ BFD_LIBS = $(file < $(BFD_PROBE))
 endif
 
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) -Iinclude -Isrc/lib $(PC_CFLAGS) $(DWARF_CFLAGS) \
-	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 $(CFLAGS) \
+	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 -pthread $(CFLAGS) \
 	$(SAN_CFLAGS)
 ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
-ALL_LDLIBS = $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm $(LDLIBS)
+ALL_LDLIBS = $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm -pthread $(LDLIBS)
 
 LIB_SRCS := $(sort $(wildcard src/lib/*.c))
 TOOL_SRCS := $(sort $(wildcard src/tool/*.c))
@@ -175,7 +175,7 @@ FUZZ_CC ?= clang
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/fuzz-%.c=%)
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -Iinclude -Isrc/lib -Itests/fuzz $(PC_CFLAGS) $(DWARF_CFLAGS) \
-	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 \
+	-D_GNU_SOURCE -DCACHEPIN_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64 -pthread \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_OBJS := $(LIB_SRCS:src/lib/%.c=build/fuzz/lib/%.o)
 # the reports' writers, for fuzz-json

@@ -126,6 +126,15 @@ grep -q '^hot asm_hot asmhot.o .text ' armasm.align || { grep asm_hot armasm.ali
 roundtrip mips-linux-gnu-gcc mips mips-74k-32k
 readelf -h mips.new | grep -q 'big endian' || fail "MIPS build is not big-endian"
 roundtrip gcc x86 32K:4:32
+# the restarts run in threads, one per CPU: the plan is the same on one
+if command -v taskset > /dev/null; then
+	$CACHEPIN plan --restarts 4 --map x86.map -c 32K:4:32 -o x86.r4.lds x86 hot.txt 2> /dev/null ||
+		fail "plan --restarts 4 failed"
+	taskset -c 0 $CACHEPIN plan --restarts 4 --map x86.map -c 32K:4:32 -o x86.one.lds x86 hot.txt 2> /dev/null ||
+		fail "plan on one CPU failed"
+	sed 's/x86\.one\./x86.r4./g' x86.one.lds | cmp -s - x86.r4.lds && cmp -s x86.one.align x86.r4.align ||
+		fail "the plan of four restarts depends on the CPUs it ran on"
+fi
 
 # x86-64 with lld: the same fragment, inserted as its last line says
 if gcc -fuse-ld=lld -o lldtest natsim.c 2>/dev/null; then

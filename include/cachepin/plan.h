@@ -14,8 +14,10 @@
  * WAYS hot lines) followed by a local search (relocations and swaps,
  * accepted on the exact per-set simulation of the model's reference
  * string), deterministic for a given seed.  With restarts, the search
- * runs from several seeds and the full model of every geometry picks the
- * layout with the fewest misses.
+ * runs from several seeds, in threads (one per CPU the process may run
+ * on, at most 8), and the full model of every geometry picks the layout
+ * with the fewest misses: the first seed's among equals, so the plan does
+ * not depend on the threads.
  *
  * Candidates: the search competes with the layouts a user would
  * otherwise get, built for the same hot units (enum

@@ -8,6 +8,8 @@
  * choice among the restarts on the full model, and the evaluation of the
  * winner.
  */
+#include <pthread.h>
+#include <sched.h>
 #include "plan-int.h"
 
 /*
@@ -106,7 +108,7 @@ void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permill
 
 /*
  * METHOD on M from SEED into PLAN, the colouring as V says, one step of
- * PG.  0 or a negative errno, PLAN empty.
+ * PG (may be NULL).  0 or a negative errno, PLAN empty.
  */
 static int plan_build(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		      enum cachepin_plan_method method, const struct variant *v, uint64_t seed,
@@ -116,8 +118,10 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	struct method_args a = { .rule.ever = v->ever, .seed = seed, .prog = pg };
 	int err;
 
-	pg->cur = cachepin_plan_weight(o, method);
-	cachepin_plan_progress(pg, 0);
+	if (pg) {
+		pg->cur = cachepin_plan_weight(o, method);
+		cachepin_plan_progress(pg, 0);
+	}
 	memset(plan, 0, sizeof(*plan));
 	geo_weights(&a.rule, o, v);
 	if (!(err = cachepin_plan_setup(&pl, plan, !has(method, METHOD_BARE))) &&
@@ -136,7 +140,8 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	if (err)
 		cachepin_plan__release(plan);
 	cachepin_plan_free(&pl);
-	pg->at += pg->cur;
+	if (pg)
+		pg->at += pg->cur;
 	return err;
 }
 
@@ -609,18 +614,117 @@ static int plan_evals(const struct cachepin_model *m, const struct cachepin_plan
 	return 0;
 }
 
+/* One restart: its seed, and what it gave. */
+struct restart {
+	const struct cachepin_model *m;
+	const struct cachepin_plan_opts *o;
+	enum cachepin_plan_method method;
+	const struct variant *var;
+	uint64_t seed;
+	struct plan_progress *pg;	/* the first worker's runs only */
+	struct cachepin_plan cand;
+	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
+	double v;
+	int err;
+};
+
+struct restart_pool {
+	struct restart *r;
+	unsigned int n, step, first;	/* a worker runs first, first + step, ... */
+};
+
+static void *restart_worker(void *arg)
+{
+	struct restart_pool *w = arg;
+	unsigned int i;
+
+	for (i = w->first; i < w->n; i += w->step) {
+		struct restart *r = &w->r[i];
+
+		if ((r->err = plan_build(r->m, r->o, r->method, r->var, r->seed, &r->cand,
+					 w->first ? NULL : r->pg)))
+			continue;
+		if ((r->err = score_layout(r->m, r->o, &r->cand, r->miss, NULL, NULL, &r->v)))
+			cachepin_plan__release(&r->cand);
+	}
+	return NULL;
+}
+
+/* The threads the restarts may use: the CPUs this process may run on, at most 8. */
+static unsigned int restart_threads(unsigned int runs)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || (n = CPU_COUNT(&set)) < 1)
+		n = 1;
+	if (n > 8)
+		n = 8;
+	return (unsigned int)n < runs ? (unsigned int)n : runs;
+}
+
+/*
+ * RUNS searches of METHOD from seeds o->seed on, in threads: each is a
+ * function of its seed, and the first with the fewest misses on the full
+ * model of every geometry wins, whatever the number of threads.  The
+ * winner into PLAN, its misses into PLANNED.  0 or a negative errno.
+ */
+static int restarts_run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
+			enum cachepin_plan_method method, const struct variant *var,
+			unsigned int runs, struct plan_progress *pg, struct cachepin_plan *plan,
+			uint64_t *planned)
+{
+	unsigned int t, nt = restart_threads(runs), i, best = 0;
+	struct restart_pool pool[8];
+	pthread_t tid[8];
+	struct restart *r = calloc(runs, sizeof(*r));
+	int err = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; i < runs; i++)
+		r[i] = (struct restart){ m, o, method, var, o->seed + i, pg };
+	snprintf(pg->label, sizeof(pg->label), runs > 1 ? "%s on the whole profile, %u runs" :
+		 "%s on the whole profile", method_table[method].name, runs);
+	/* the progress follows the first worker's runs */
+	pg->total = pg->at + (runs + nt - 1) / nt * cachepin_plan_weight(o, method) + 1;
+	for (t = 0; t < nt; t++)
+		pool[t] = (struct restart_pool){ r, runs, nt, t };
+	for (t = 1; t < nt; t++)
+		if (pthread_create(&tid[t], NULL, restart_worker, &pool[t]))
+			break;
+	restart_worker(&pool[0]);
+	for (i = 1; i < t; i++)
+		pthread_join(tid[i], NULL);
+	for (i = t; i < nt; i++)	/* threads that did not start: their runs here */
+		restart_worker(&pool[i]);
+	for (i = 0; i < runs; i++) {
+		if (r[i].err && !err)
+			err = r[i].err;
+		if (!r[i].err && r[i].v < r[best].v)
+			best = i;
+	}
+	if (!err) {
+		*plan = r[best].cand;
+		memcpy(planned, r[best].miss, sizeof(r[best].miss));
+	}
+	for (i = 0; i < runs; i++)
+		if (!r[i].err && (err || i != best))
+			cachepin_plan__release(&r[i].cand);
+	free(r);
+	return err;
+}
+
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		       struct cachepin_plan *plan)
 {
 	struct plan_progress pg = { .total = plan_work(o, o->methods ? o->methods : DEFAULT_METHODS) };
-	unsigned int runs = o->restarts ? o->restarts : 1, run;
+	unsigned int runs = o->restarts ? o->restarts : 1;
 	struct cachepin_plan choice = { 0 };
 	enum cachepin_plan_method method;
 	struct variant var = { -1, false, NULL };
-	uint64_t link[CACHEPIN_PLAN_MAX_GEO];
-	uint64_t miss[CACHEPIN_PLAN_MAX_GEO], whole[CACHEPIN_PLAN_MAX_GEO];
+	uint64_t link[CACHEPIN_PLAN_MAX_GEO], whole[CACHEPIN_PLAN_MAX_GEO];
 	uint64_t planned[CACHEPIN_PLAN_MAX_GEO];	/* the kept run's misses */
-	double best = 0;
 	int err;
 
 	memset(plan, 0, sizeof(*plan));
@@ -656,29 +760,11 @@ again:
 		plan->unchanged = err > 0;
 		err = 0;
 	}
-	pg.total = pg.at + runs * cachepin_plan_weight(o, method) + 1;
 	/* restarts: each a full search; the full model of every geometry judges */
-	for (run = 0; run < runs; run++) {
-		struct cachepin_plan cand;
-		double v;
-
-		snprintf(pg.label, sizeof(pg.label), runs > 1 ? "%s on the whole profile, run %u of %u" :
-			 "%s on the whole profile", method_table[method].name, run + 1, runs);
-		if ((err = plan_build(m, o, method, &var, o->seed + run, &cand, &pg)))
-			goto fail;
-		if ((err = score_layout(m, o, &cand, miss, NULL, NULL, &v))) {
-			cachepin_plan__release(&cand);
-			goto fail;
-		}
-		if (run == 0 || v < best) {
-			best = v;
-			memcpy(planned, miss, sizeof(planned));
-			cachepin_plan__release(plan);
-			*plan = cand;
-		} else {
-			cachepin_plan__release(&cand);
-		}
-	}
+	if (runs && (err = restarts_run(m, o, method, &var, runs, &pg, plan, planned)))
+		goto fail;
+	if (!runs)
+		pg.total = pg.at + 1;
 	if (runs && choice.nr_folds && choice.cands[method].eligible && !plan->unchanged &&
 	    !(choice.cands[method].roomy && !choice.exact))
 		whole_verdict(o, planned, whole, &choice.cands[method]);
