@@ -257,4 +257,12 @@ cachepin: too many caches (at most 8)
 EOF
 rc=0; $CACHEPIN score notelf good.prof 2>/dev/null || rc=$?
 [ $rc = 1 ] || fail "bad input must exit 1 (got $rc)"
+# a usage error after options that allocate (--objects, --fixed) frees
+# them: under the sanitizers a leak would change the status
+for c in "profile --objects hotfuncs.o hotfuncs" "check --fixed main hotfuncs" "score --fixed main hotfuncs" \
+	"score --fixed main -c 9K:3:7 hotfuncs good.prof" "plan --fixed main hotfuncs" "diff --fixed main a b" \
+	"diff --fixed main -c 9K:3:7 a b c" "simulate --fixed main" "whatif --fixed main hotfuncs"; do
+	rc=0; $CACHEPIN $c > /dev/null 2>&1 || rc=$?
+	[ $rc = 129 ] || fail "'cachepin $c' must exit 129 (got $rc)"
+done
 exit 0

@@ -205,7 +205,8 @@ int cmd_check(int argc, char **argv)
 	if (argc - first != 2) {
 		tool_error("check: need the relinked binary (or System.map, nm output) and the alignment file");
 		tool_usage(tool_find_cmd("check"), stderr);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	c.binary = argv[first];
 	sm = cachepin_symmap__open(c.binary);

@@ -403,10 +403,13 @@ int cmd_diff(int argc, char **argv)
 	if (argc - first != 3) {
 		tool_error("diff: need two builds and a profile");
 		tool_usage(cmd, stderr);
+		tool_inputs_release(&a.in);
 		return EXIT_USAGE;
 	}
-	if (tool_default_cache(&a.in))
+	if (tool_default_cache(&a.in)) {
+		tool_inputs_release(&a.in);
 		return EXIT_USAGE;
+	}
 	{
 		const char *more[5] = { argv[first], argv[first + 1], argv[first + 2], a.old_map, a.new_map };
 		const char *outs[1] = { a.svg };

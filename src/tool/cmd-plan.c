@@ -667,6 +667,7 @@ int cmd_plan(int argc, char **argv)
 	if (argc - first != 2) {
 		tool_error("plan: need a binary and a profile");
 		tool_usage(tool_find_cmd("plan"), stderr);
+		tool_inputs_release(&a.in);
 		return EXIT_USAGE;
 	}
 	if ((rc = plan_setup(&a, argv, first, &align_name)) ||

@@ -67,24 +67,24 @@ static int merge(struct cachepin_profile **p, struct cachepin_profile *q)
 int cmd_profile(int argc, char **argv)
 {
 	struct profile_args a = { 0 };
-	struct cachepin_binary *bin;
+	struct cachepin_binary *bin = NULL;
 	struct cachepin_profile *p = NULL;
-	int i, first, rc = 1;
+	int i, first, rc;
 
 	first = tool_parse(tool_find_cmd("profile"), argc, argv, profile_opt, &a);
 	if (argc - first < 2) {
 		tool_error("profile: need a binary and at least one input");
 		tool_usage(tool_find_cmd("profile"), stderr);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	a.in.binary = argv[first];
 	if ((rc = tool_check_inputs_outputs(&a.in, (const char *const *)argv + first + 1,
 					    (size_t)(argc - first - 1), &a.output, 1)))
-		return rc;
+		goto out;
 	rc = 1;
-	bin = tool_open_binary(&a.in);
-	if (!bin)
-		return 1;
+	if (!(bin = tool_open_binary(&a.in)))
+		goto out;
 	/* the profile keeps every sample: score and plan leave the idle loop out */
 	a.in.keep_idle = true;
 	for (i = first + 1; i < argc; i++) {

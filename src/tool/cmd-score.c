@@ -491,10 +491,13 @@ int cmd_score(int argc, char **argv)
 	if (argc - first != 2) {
 		tool_error("score: need a binary and a profile");
 		tool_usage(tool_find_cmd("score"), stderr);
+		tool_inputs_release(&a.in);
 		return EXIT_USAGE;
 	}
-	if (tool_default_cache(&a.in))
+	if (tool_default_cache(&a.in)) {
+		tool_inputs_release(&a.in);
 		return EXIT_USAGE;
+	}
 	a.in.binary = argv[first];
 	{
 		const char *outs[2] = { a.output, a.svg };

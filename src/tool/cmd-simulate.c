@@ -423,6 +423,7 @@ int cmd_simulate(int argc, char **argv)
 	if (argc - first < 1 || argc - first > 2) {
 		tool_error("simulate: need a trace, and the traced binary to remap it");
 		tool_usage(cmd, stderr);
+		tool_inputs_release(&a.in);
 		return EXIT_USAGE;
 	}
 	a.in.binary = argc - first == 2 ? argv[first + 1] : NULL;

@@ -324,6 +324,7 @@ int cmd_whatif(int argc, char **argv)
 	if (argc - first < 2) {
 		tool_error("whatif: need a binary, a profile and edits");
 		tool_usage(cmd, stderr);
+		whatif_release(&a, &w);
 		return EXIT_USAGE;
 	}
 	if ((rc = whatif_edits(&a, &w, argc, argv, first)) || (rc = whatif_open(&a, &w, argv[first + 1])))
