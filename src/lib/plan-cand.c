@@ -17,6 +17,7 @@
  *
  * cachepin_plan__run() scores them with the search on held-out halves.
  */
+#include "cachepin/c3.h"
 #include "plan-int.h"
 
 /* Extend the block by a way span: no slot at any phase. */
@@ -111,41 +112,19 @@ int cachepin_plan_density(struct planner *pl, const struct method_args *a,
 
 /* ---- C3 ---- */
 
-#define C3_LIMIT 4096		/* cluster bytes: the paper's page */
-#define C3_DEGRADE 8		/* lld's guard: no merge that cuts the density 8 times */
-
-struct c3 {
-	int32_t pred;		/* heaviest caller (hot unit), -1 if none */
-	double pred_w;
-	int32_t head, next, tail;	/* cluster: its head, the next unit, (head) its last */
-	double cw;		/* (head) cluster weight */
-	uint64_t csize;		/* (head) cluster bytes */
-	uint32_t rank;		/* in hotness order */
-};
-
-struct c3_key {
-	double key;
-	uint32_t rank, idx;
-};
-
-static int cmp_c3_key(const void *a, const void *b)
-{
-	const struct c3_key *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
 /* Each hot unit's heaviest caller among the hot units, from the model's call edges. */
-static int c3_preds(struct planner *pl, struct c3 *c)
+static int c3_preds(struct planner *pl, struct cachepin_c3_node *c)
 {
 	const struct cachepin_model *m = pl->m;
 	int32_t *unit_hu = malloc((pl->bin->nr_units + 1) * sizeof(*unit_hu));
+	double *pred_w = calloc(pl->nr_hu + 1, sizeof(*pred_w));
 	size_t i;
 
-	if (!unit_hu)
+	if (!unit_hu || !pred_w) {
+		free(unit_hu);
+		free(pred_w);
 		return -ENOMEM;
+	}
 	for (i = 0; i < pl->bin->nr_units; i++)
 		unit_hu[i] = -1;
 	for (i = 0; i < pl->nr_hu; i++)
@@ -158,89 +137,47 @@ static int c3_preds(struct planner *pl, struct c3 *c)
 		if (from < 0 || to < 0 || from == to)
 			continue;
 		/* units gather the edges of their functions */
-		if (m->edges[i].weight > c[to].pred_w ||
-		    (m->edges[i].weight == c[to].pred_w && from < c[to].pred)) {
-			c[to].pred_w = m->edges[i].weight;
+		if (m->edges[i].weight > pred_w[to] ||
+		    (m->edges[i].weight == pred_w[to] && from < c[to].pred)) {
+			pred_w[to] = m->edges[i].weight;
 			c[to].pred = from;
 		}
 	}
 	free(unit_hu);
+	free(pred_w);
 	return 0;
-}
-
-/* Merge the clusters, hottest unit first; *ORDER gets them by density. */
-static void c3_merge(struct planner *pl, struct c3 *c, struct c3_key *key)
-{
-	size_t n = pl->nr_hu, i;
-	int32_t k;
-
-	for (i = 0; i < n; i++)
-		key[i] = (struct c3_key){ pl->hu[i].weight, (uint32_t)i, (uint32_t)i };
-	sort_n(key, n, sizeof(*key), cmp_c3_key);
-	for (i = 0; i < n; i++)
-		c[key[i].idx].rank = (uint32_t)i;
-	for (i = 0; i < n; i++) {
-		struct c3 *f = &c[key[i].idx], *hc, *hp;
-
-		if (f->pred < 0)
-			continue;
-		hc = &c[f->head];
-		hp = &c[c[f->pred].head];
-		if (hc == hp || hc->csize + hp->csize > C3_LIMIT)
-			continue;
-		if ((hp->cw + hc->cw) / (double)(hp->csize + hc->csize) * C3_DEGRADE <
-		    hp->cw / (double)hp->csize)
-			continue;
-		/* the callee's cluster goes after the caller's */
-		c[hp->tail].next = (int32_t)(hc - c);
-		hp->tail = hc->tail;
-		hp->cw += hc->cw;
-		hp->csize += hc->csize;
-		for (k = (int32_t)(hc - c); k >= 0; k = c[k].next)
-			c[k].head = (int32_t)(hp - c);
-	}
 }
 
 int cachepin_plan_c3(struct planner *pl, const struct method_args *a,
 		     struct cachepin_plan *plan)
 {
-	size_t n = pl->nr_hu, i, nk = 0;
-	struct c3 *c = calloc(n + 1, sizeof(*c));
-	struct c3_key *key = malloc((n + 1) * sizeof(*key));
+	size_t n = pl->nr_hu, i;
+	struct cachepin_c3_node *c = calloc(n + 1, sizeof(*c));
+	uint32_t *order = malloc((n + 1) * sizeof(*order));
 	uint64_t cur = 0;
-	int32_t k;
 	int err;
 
-	if (!c || !key) {
+	if (!c || !order) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		c[i] = (struct c3){
-			.pred = -1, .head = (int32_t)i, .next = -1, .tail = (int32_t)i,
-			.cw = pl->hu[i].weight, .csize = pl->hu[i].size ? pl->hu[i].size : 1,
-		};
-	if ((err = c3_preds(pl, c)))
+		c[i] = (struct cachepin_c3_node){ pl->hu[i].weight, pl->hu[i].size, -1 };
+	if ((err = c3_preds(pl, c)) ||
+	    (err = cachepin_c3__order(c, n, CACHEPIN_C3_LIMIT, CACHEPIN_C3_DEGRADE, order)))
 		goto out;
-	c3_merge(pl, c, key);
-	/* clusters by density, densest first; ties in hotness order */
-	for (i = 0; i < n; i++)
-		if (c[i].head == (int32_t)i)
-			key[nk++] = (struct c3_key){ c[i].cw / (double)c[i].csize, c[i].rank, (uint32_t)i };
-	sort_n(key, nk, sizeof(*key), cmp_c3_key);
-	for (i = 0; i < nk && !err; i++)
-		for (k = (int32_t)key[i].idx; k >= 0 && !err; k = c[k].next) {
-			struct hunit *h = &pl->hu[k];
-			uint64_t at = align_up(cur, h->align);
+	for (i = 0; i < n && !err; i++) {
+		struct hunit *h = &pl->hu[order[i]];
+		uint64_t at = align_up(cur, h->align);
 
-			while (at + h->room > pl->limit)
-				more_room(pl);
-			err = cachepin_plan_place(pl, h, at);
-			cur = at + h->room;
-		}
+		while (at + h->room > pl->limit)
+			more_room(pl);
+		err = cachepin_plan_place(pl, h, at);
+		cur = at + h->room;
+	}
 out:
 	free(c);
-	free(key);
+	free(order);
 	return err;
 }
 
