@@ -162,47 +162,6 @@ static int plan_opt(int id, const char *arg, void *ctx)
 	return r < 0 ? EXIT_USAGE : r;
 }
 
-struct emit_ctx {
-	const struct cachepin_plan *plan;
-	const struct cachepin_model *m;
-	const struct cachepin_emit_info *info;
-	const struct cachepin_cache *c;
-};
-
-/* The emitters' -EINVAL follows their message. */
-static int said(int err)
-{
-	return err == -EINVAL ? TOOL_SAID : err;
-}
-
-static int emit_lds(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	return said(cachepin_emit__ldscript(f, e->plan, e->m->bin, e->info));
-}
-
-static int emit_align(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	return cachepin_align__write(f, e->plan, e->m, e->c, e->info);
-}
-
-static int emit_lld(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	return cachepin_emit__lld_order(f, e->plan, e->m->bin);
-}
-
-static int emit_secorder(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	return said(cachepin_emit__section_order(f, e->plan, e->m->bin));
-}
-
 static double elapsed(const struct timespec *t0, const struct timespec *t1)
 {
 	return (double)(t1->tv_sec - t0->tv_sec) + (double)(t1->tv_nsec - t0->tv_nsec) / 1e9;
@@ -509,16 +468,13 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 		.standalone = a->standalone, .head_object = a->first,
 		.profile_digest = cachepin_profile__digest(prof),
 	};
-	struct emit_ctx ec = { plan, m, &info, &a->in.caches[0] };
-
+	struct tool_link_layout l = { plan, m, &a->in.caches[0], &info };
+	struct tool_link_outputs lo = { a->output ? a->output : "-", a->align, a->lld, a->secorder };
 	struct tool_outputs os = { .n = 0 };
 
 	cachepin_binary__build_id_str(m->bin, info.build_id);
 	/* all or nothing: a fragment never goes with another plan's alignment file */
-	if (tool_outputs_add(&os, a->align, emit_align, &ec) ||
-	    (a->lld && tool_outputs_add(&os, a->lld, emit_lld, &ec)) ||
-	    (a->secorder && tool_outputs_add(&os, a->secorder, emit_secorder, &ec)) ||
-	    tool_outputs_add(&os, a->output, emit_lds, &ec))
+	if (tool_link_outputs_add(&os, &lo, &l))
 		return 1;
 	return tool_outputs_commit(&os);
 }

@@ -108,45 +108,6 @@ static int read_edits(struct whatif_args *a, const char *path)
 	return cachepin_edit__read(path, &a->edits, &a->nr_edits, &a->cap) ? 1 : 0;
 }
 
-/* The edited layout for the emitters. */
-struct emit_ctx {
-	struct cachepin_plan plan;
-	const struct cachepin_binary *bin;
-	const struct cachepin_model *m;
-	const struct cachepin_cache *c;
-	struct cachepin_emit_info info;
-};
-
-static int write_fragment(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	int err = cachepin_emit__ldscript(f, &e->plan, e->bin, &e->info);
-
-	return err == -EINVAL ? TOOL_SAID : err;
-}
-
-static int write_align(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	return cachepin_align__write(f, &e->plan, e->m, e->c, &e->info) ? 1 : 0;
-}
-
-static int write_lld(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-
-	return cachepin_emit__lld_order(f, &e->plan, e->bin);
-}
-
-static int write_secorder(FILE *f, void *ctx)
-{
-	const struct emit_ctx *e = ctx;
-	int err = cachepin_emit__section_order(f, &e->plan, e->bin);
-
-	return err == -EINVAL ? TOOL_SAID : err;
-}
 
 /* What a whatif run holds: the binary, its model, the link before and after the edits. */
 struct whatif_run {
@@ -265,29 +226,26 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 /* The edited layout into every output asked for, all or none.  0 or 1. */
 static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 {
-	struct emit_ctx e = { .bin = w->bin, .m = w->m, .c = &a->in.caches[0] };
+	struct cachepin_plan plan = { 0 };
+	struct cachepin_emit_info info = { .version = cachepin_version(), .standalone = a->standalone };
+	struct tool_link_layout l = { &plan, w->m, &a->in.caches[0], &info };
+	struct tool_link_outputs lo = { a->output, a->output ? a->align_file : NULL, a->lld, a->secorder };
 	struct tool_outputs os = { .n = 0 };
 	int rc;
 
-	if (cachepin_relink__plan(&w->r, w->m, a->in.caches[0].way_span, &e.plan))
+	if (cachepin_relink__plan(&w->r, w->m, a->in.caches[0].way_span, &plan))
 		return tool_error("out of memory");
-	e.info.version = cachepin_version();
-	cachepin_binary__build_id_str(w->bin, e.info.build_id);
-	e.info.profile_digest = cachepin_profile__digest(w->load.profile);
-	e.info.standalone = a->standalone;
-	rc = (a->output && (tool_outputs_add(&os, a->output, write_fragment, &e) ||
-			    tool_outputs_add(&os, a->align_file, write_align, &e))) ||
-	     (a->lld && tool_outputs_add(&os, a->lld, write_lld, &e)) ||
-	     (a->secorder && tool_outputs_add(&os, a->secorder, write_secorder, &e)) ||
-	     tool_outputs_commit(&os);
+	cachepin_binary__build_id_str(w->bin, info.build_id);
+	info.profile_digest = cachepin_profile__digest(w->load.profile);
+	rc = tool_link_outputs_add(&os, &lo, &l) || tool_outputs_commit(&os);
 	if (!rc && !a->json && a->output)
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
-			a->output, a->align_file, e.plan.nr_units, e.plan.base);
+			a->output, a->align_file, plan.nr_units, plan.base);
 	if (!rc && !a->json && a->lld)
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lld, e.plan.nr_units);
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lld, plan.nr_units);
 	if (!rc && !a->json && a->secorder)
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->secorder, e.plan.nr_units);
-	free(e.plan.units);
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->secorder, plan.nr_units);
+	free(plan.units);
 	return rc;
 }
 

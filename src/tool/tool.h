@@ -163,6 +163,27 @@ int tool_outputs_commit(struct tool_outputs *os);
 void tool_outputs_abort(struct tool_outputs *os);
 
 /*
+ * A layout's linker outputs (link-out.c): the alignment file, the lld
+ * and GNU ld ordering files and the fragment, each staged in OS when its
+ * path is given ("-": standard output), written from L.  0, or 1 after a
+ * message.
+ */
+struct cachepin_plan;
+struct cachepin_model;
+struct cachepin_emit_info;
+struct tool_link_outputs {
+	const char *fragment, *align, *lld, *secorder;
+};
+struct tool_link_layout {
+	const struct cachepin_plan *plan;
+	const struct cachepin_model *m;		/* its binary is the layout's */
+	const struct cachepin_cache *c;		/* the alignment file's cache */
+	const struct cachepin_emit_info *info;
+};
+int tool_link_outputs_add(struct tool_outputs *os, const struct tool_link_outputs *lo,
+			  const struct tool_link_layout *l);
+
+/*
  * No output may be an input or another output (the same file, by device
  * and inode, or the same name in the same directory for files not there
  * yet): 0, or EXIT_USAGE after a message.

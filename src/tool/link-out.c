@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The linker outputs of a layout (plan, whatif): one table of what each
+ * is and which emitter writes it, staged together so that a fragment
+ * never goes out with another layout's alignment file.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include "cachepin/align.h"
+#include "cachepin/emit.h"
+#include "tool.h"
+
+/* The emitters' -EINVAL follows their message. */
+static int said(int err)
+{
+	return err == -EINVAL ? TOOL_SAID : err;
+}
+
+static int write_align(FILE *f, void *ctx)
+{
+	const struct tool_link_layout *l = ctx;
+
+	return cachepin_align__write(f, l->plan, l->m, l->c, l->info);
+}
+
+static int write_lld(FILE *f, void *ctx)
+{
+	const struct tool_link_layout *l = ctx;
+
+	return cachepin_emit__lld_order(f, l->plan, l->m->bin);
+}
+
+static int write_secorder(FILE *f, void *ctx)
+{
+	const struct tool_link_layout *l = ctx;
+
+	return said(cachepin_emit__section_order(f, l->plan, l->m->bin));
+}
+
+static int write_fragment(FILE *f, void *ctx)
+{
+	const struct tool_link_layout *l = ctx;
+
+	return said(cachepin_emit__ldscript(f, l->plan, l->m->bin, l->info));
+}
+
+/* In the order they are staged: the fragment last, as plan always did. */
+static const struct link_output {
+	size_t path;		/* offsetof the path in struct tool_link_outputs */
+	int (*write)(FILE *f, void *ctx);
+} link_outputs[] = {
+	{ offsetof(struct tool_link_outputs, align), write_align },
+	{ offsetof(struct tool_link_outputs, lld), write_lld },
+	{ offsetof(struct tool_link_outputs, secorder), write_secorder },
+	{ offsetof(struct tool_link_outputs, fragment), write_fragment },
+};
+
+int tool_link_outputs_add(struct tool_outputs *os, const struct tool_link_outputs *lo,
+			  const struct tool_link_layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(link_outputs); i++) {
+		const char *path = *(const char *const *)((const char *)lo + link_outputs[i].path);
+
+		if (path && tool_outputs_add(os, path, link_outputs[i].write, (void *)l))
+			return 1;
+	}
+	return 0;
+}
