@@ -20,9 +20,15 @@ gcc -O2 -g -fno-omit-frame-pointer -no-pie -ffunction-sections -Wl,-Map=perfwork
 	-fdebug-prefix-map="$PWD"=. -o perfwork "$srcdir/src/perfwork.c" || fail "cannot build perfwork"
 perf_record x.data ./perfwork 50
 
+# FILE's messages but the share of samples outside the program, which a
+# busy machine may push past the 1 % that has it said
+errs() {
+	grep -v "samples are outside 'perfwork'" "$1" || true
+}
+
 # no --cache: the recorded one, said on standard error
 $CACHEPIN score perfwork x.data > data.out 2> data.err || { cat data.err >&2; fail "score failed"; }
-testrun_compare cat data.err <<EOF
+testrun_compare errs data.err <<EOF
 cachepin: cache $name from the HEADER_CACHE of 'x.data' (L1 Instruction of the recording machine)
 EOF
 testrun_compare sed -n 's/^cache //p' data.out <<EOF
@@ -31,7 +37,7 @@ EOF
 
 # --cache wins, and nothing is said
 $CACHEPIN score -c 16K:4:32 perfwork x.data > c.out 2> c.err || { cat c.err >&2; fail "score -c failed"; }
-testrun_compare cat c.err < /dev/null
+testrun_compare errs c.err < /dev/null
 testrun_compare sed -n 's/^cache //p' c.out <<EOF
 16K:4:32: 16 KiB, 4-way, 32 B lines, 128 sets, way span 4096 B (CPU replaces lru)
 EOF
@@ -43,14 +49,15 @@ testrun_compare sed -n '1p; /^cache /p' x.prof <<EOF
 cache $sets $ways $line
 EOF
 $CACHEPIN score perfwork x.prof > prof.out 2> prof.err || { cat prof.err >&2; fail "score of the profile failed"; }
-testrun_compare cat prof.err <<EOF
+testrun_compare errs prof.err <<EOF
 cachepin: cache $name from the 'cache' line of 'x.prof' (L1 Instruction of the recording machine)
 EOF
 cmp -s data.out prof.out || { diff data.out prof.out | head >&2; fail "the perf.data and its profile score differently"; }
 
 # plan: the alignment file is for the recorded cache
 $CACHEPIN plan --map perfwork.map -o p.lds perfwork x.data 2> plan.err || { cat plan.err >&2; fail "plan failed"; }
-testrun_compare sed -n 1p plan.err <<EOF
+errs plan.err > plan.msgs
+testrun_compare sed -n 1p plan.msgs <<EOF
 cachepin: cache $name from the HEADER_CACHE of 'x.data' (L1 Instruction of the recording machine)
 EOF
 testrun_compare sed -n '/^cache /p' p.align <<EOF
