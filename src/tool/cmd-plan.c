@@ -30,7 +30,7 @@ const struct tool_opt plan_opts[] = {
 	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
 	{ "iterations", 0, "N", "local-search moves (default 3000)", OPT_ITERS },
-	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1; the best on the full model wins (default 2)", OPT_RESTARTS },
+	{ "restarts", 0, "N", "searches from seeds SEED..SEED+N-1, in threads; the best on the full model wins (default 8)", OPT_RESTARTS },
 	{ "holdout", 0, "PROFILE", "score the candidates on a second recording (default: on half of the samples)", OPT_HOLDOUT },
 	{ "traced", 0, "ELF", "the QEMU log was recorded on ELF, another link of the binary's code: its fetches go to the binary's functions by name", OPT_TRACED },
 	{ "method", 0, "LIST", "candidates: search,heat,density,c3,keep; greedy,colour,reference; or all (default: the first five)", OPT_METHOD },
@@ -607,7 +607,7 @@ static void plan_failed(const struct plan_args *a, int err, const struct cachepi
 
 int cmd_plan(int argc, char **argv)
 {
-	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 2,
+	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 8,
 				       .growth = 64 } };
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
 	struct cachepin_load load = { 0 }, hload = { 0 };
