@@ -276,12 +276,7 @@ void tool_diff_json(struct tool_json *j, const struct cachepin_score *os,
 {
 	size_t i;
 
-	tool_json_open(j, NULL, '{', false);
-	tool_json_str(j, "cache", os->cache.name);
-	tool_json_u64(j, "size", os->cache.size);
-	tool_json_u64(j, "ways", os->cache.ways);
-	tool_json_u64(j, "line", os->cache.line);
-	tool_json_u64(j, "sets", os->cache.sets);
+	tool_json_cache(j, &os->cache);
 	json_misses(j, "old", os);
 	json_misses(j, "new", ns);
 	tool_json_u64(j, "hot_functions", d->nr_funcs);

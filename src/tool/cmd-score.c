@@ -367,12 +367,7 @@ static int json_cache(struct tool_json *j, const struct report *r, const struct 
 	struct cachepin_score_pair *pairs;
 	size_t nr_pairs, k;
 
-	tool_json_open(j, NULL, '{', false);
-	tool_json_str(j, "cache", s->cache.name);
-	tool_json_u64(j, "size", s->cache.size);
-	tool_json_u64(j, "ways", s->cache.ways);
-	tool_json_u64(j, "line", s->cache.line);
-	tool_json_u64(j, "sets", s->cache.sets);
+	tool_json_cache(j, &s->cache);
 	tool_json_u64(j, "fetches", s->fetches);
 	tool_json_u64(j, "hot_lines", s->distinct_lines);
 	json_misses(j, s);

@@ -140,3 +140,13 @@ void tool_json_end(struct tool_json *j)
 		tool_json_close(j);
 	fputc('\n', j->f);
 }
+
+void tool_json_cache(struct tool_json *j, const struct cachepin_cache *c)
+{
+	tool_json_open(j, NULL, '{', false);
+	tool_json_str(j, "cache", c->name);
+	tool_json_u64(j, "size", c->size);
+	tool_json_u64(j, "ways", c->ways);
+	tool_json_u64(j, "line", c->line);
+	tool_json_u64(j, "sets", c->sets);
+}

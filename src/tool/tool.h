@@ -243,6 +243,8 @@ void tool_json_i64(struct tool_json *j, const char *key, int64_t v);
 void tool_json_num(struct tool_json *j, const char *key, int digits, double v);
 void tool_json_bool(struct tool_json *j, const char *key, bool v);
 void tool_json_end(struct tool_json *j);
+/* Open a report's object for cache C, with its name and geometry (close it after). */
+void tool_json_cache(struct tool_json *j, const struct cachepin_cache *c);
 
 /*
  * The length of the UTF-8 sequence that starts S (1 to 4), or 0 when the
