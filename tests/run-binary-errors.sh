@@ -63,4 +63,14 @@ grep -q '^hint: ' fail.err || fail "no hint for a foreign map"
 
 # no DWARF: ENODATA, reported as such by the driver
 expect_fail "No data available" $D srcline prog 401000
+# a corrupt line table (found by fuzz-dwarf): its file entries name a
+# directory past the table's, and libdwarf 20210528's dwarf_linesrc()
+# reads past its array; the names as the table records them, under
+# valgrind, which sees such a read
+valgrind -q --error-exitcode=99 $D srcline "$srcdir/fuzz/seeds/dwarf/corrupt-line-table.elf" \
+	401190 4011d0 > corrupt.out 2> corrupt.err || { cat corrupt.err >&2; fail "srcline of the corrupt line table failed"; }
+testrun_compare cat corrupt.out <<'EOF'
+401190 hotfuncs.row:21
+4011d0 hotfuncs.row:22
+EOF
 echo "errors handled"

@@ -14,7 +14,8 @@ struct cachepin_srcline;
 struct cachepin_srcline *cachepin_srcline__open(const char *path);
 
 /*
- * Source of ADDR: *file (base name kept as recorded), *line, and *inlined,
+ * Source of ADDR: *file (the name its line table records, without the
+ * directory the table gives it), *line, and *inlined,
  * the innermost inlined function at ADDR or NULL.  Strings belong to SL.
  * Returns 0 if found, 1 if not, negative errno on error.
  */

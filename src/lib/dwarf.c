@@ -80,12 +80,39 @@ static void drop_error(Dwarf_Debug dbg, Dwarf_Error *err)
 	}
 }
 
+/*
+ * The file of LINE as its line table records it, its name without the
+ * directory, or NULL.  Not dwarf_linesrc(): libdwarf 20210528 (Debian 12)
+ * prefixes the directory through an index it does not check, and a
+ * corrupt table reads past its directory array (found by fuzz-dwarf;
+ * libdwarf-code issue 90, fixed in 0.4.x).  The file number is checked
+ * against the table's own range here.
+ */
+static const char *line_file(Dwarf_Debug dbg, Dwarf_Line_Context ctx, Dwarf_Line line,
+			     Dwarf_Signed base, Dwarf_Signed end)
+{
+	Dwarf_Unsigned fno, dir, mtime, len;
+	Dwarf_Form_Data16 *md5;
+	Dwarf_Error err = NULL;
+	const char *name = NULL;
+
+	if (dwarf_line_srcfileno(line, &fno, &err) != DW_DLV_OK ||
+	    (Dwarf_Signed)fno < base || (Dwarf_Signed)fno >= end ||
+	    dwarf_srclines_files_data_b(ctx, (Dwarf_Signed)fno, &name, &dir, &mtime, &len, &md5,
+					&err) != DW_DLV_OK) {
+		drop_error(dbg, &err);
+		return NULL;
+	}
+	return name;
+}
+
 static int read_lines(struct cachepin_srcline *sl, Dwarf_Die cu)
 {
 	Dwarf_Debug dbg = sl->dbg;
 	Dwarf_Line_Context ctx = NULL;
 	Dwarf_Line *lines = NULL;
 	Dwarf_Signed n = 0, i;
+	Dwarf_Signed fbase = 0, fcount = 0, fend = 0;
 	Dwarf_Unsigned ver;
 	Dwarf_Small tc;
 	Dwarf_Error err = NULL;
@@ -95,7 +122,8 @@ static int read_lines(struct cachepin_srcline *sl, Dwarf_Die cu)
 		drop_error(dbg, &err);
 		return 0;
 	}
-	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) != DW_DLV_OK) {
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &err) != DW_DLV_OK ||
+	    dwarf_srclines_files_indexes(ctx, &fbase, &fcount, &fend, &err) != DW_DLV_OK) {
 		drop_error(dbg, &err);
 		n = 0;
 	}
@@ -103,7 +131,7 @@ static int read_lines(struct cachepin_srcline *sl, Dwarf_Die cu)
 		Dwarf_Addr addr;
 		Dwarf_Unsigned lineno;
 		Dwarf_Bool end = 0;
-		char *src = NULL;
+		const char *src;
 		struct sl_row *r;
 		uint32_t fidx = 0;
 
@@ -115,15 +143,12 @@ static int read_lines(struct cachepin_srcline *sl, Dwarf_Die cu)
 		dwarf_lineendsequence(lines[i], &end, &err);
 		drop_error(dbg, &err);
 		if (!end) {
-			if (dwarf_linesrc(lines[i], &src, &err) != DW_DLV_OK) {
-				drop_error(dbg, &err);
+			if (!(src = line_file(dbg, ctx, lines[i], fbase, fend)))
 				continue;
-			}
-			if (!intern(sl, src, &fidx))
+			if (!intern(sl, src, &fidx)) {
 				ret = -ENOMEM;
-			dwarf_dealloc(dbg, src, DW_DLA_STRING);
-			if (ret)
 				break;
+			}
 		}
 		if (GROW(sl->rows, sl->cap_rows, sl->nr_rows + 1)) {
 			ret = -ENOMEM;
