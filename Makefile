@@ -63,7 +63,7 @@ ALL_CFLAGS := -std=gnu11 $(WARNINGS) -Iinclude -Isrc/lib $(PC_CFLAGS) $(DWARF_CF
 ALL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 ALL_LDLIBS = $(BFD_LIBS) $(DWARF_LIBS) $(PC_LIBS) -lm -pthread $(LDLIBS)
 
-LIB_SRCS := $(sort $(wildcard src/lib/*.c))
+LIB_SRCS := $(sort $(wildcard src/lib/*.c src/lib/*/*.c))
 TOOL_SRCS := $(sort $(wildcard src/tool/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 TTOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
