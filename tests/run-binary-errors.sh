@@ -3,7 +3,7 @@
 . "$(dirname "$0")/test-subr.sh"
 D=$TOOLS/bin-dump
 [ -x "$D" ] || fail "no '$D': run 'make test-progs'"
-need_cmd gcc strip
+need_cmd gcc strip readelf dd valgrind
 
 printf 'int f(int x) { return x * 3; }\nint main(int c, char **v) { return f(c); }\n' > p.c
 gcc -O2 -static -Wl,-Map=p.map p.c -o prog || fail "cannot link"
@@ -63,6 +63,15 @@ grep -q '^hint: ' fail.err || fail "no hint for a foreign map"
 
 # no DWARF: ENODATA, reported as such by the driver
 expect_fail "No data available" $D srcline prog 401000
+# a section header that says a section runs past the file's end (found by
+# fuzz-dwarf: libdwarf 20210528 asks malloc for it first): refused before
+# libdwarf sees it.  Section 1's sh_size, 32 bytes into its header, set to
+# 2^40 - 1 (a little-endian ELF64 of the test's own build, with DWARF)
+gcc -O2 -g -static -o dw p.c || fail "cannot link dw"
+shoff=$(readelf -hW dw | awk '/Start of section headers/ { print $5 }')
+cp dw bigsec
+printf '\377\377\377\377\377\000\000\000' | dd of=bigsec bs=1 seek=$((shoff + 64 + 32)) conv=notrunc 2> /dev/null
+expect_fail "'bigsec': bad ELF: section 1 lies past the end of the file; no source lines" $D srcline bigsec 401000
 # a corrupt line table (found by fuzz-dwarf): its file entries name a
 # directory past the table's, and libdwarf 20210528's dwarf_linesrc()
 # reads past its array; the names as the table records them, under

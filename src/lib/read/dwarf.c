@@ -6,6 +6,7 @@
  * innermost inlined function at an address.
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -359,9 +360,10 @@ static const char *lists_header_bad(const uint8_t *d, size_t len, bool be, size_
 }
 
 /*
- * Check the sections libdwarf parses on its own before the first unit
- * (rnglists, loclists) and say, once, why the source lines are lost.
- * True when PATH must not be handed over.
+ * Check what libdwarf takes on trust before the first unit: every
+ * section within the file, and the sections it parses on its own
+ * (rnglists, loclists); say, once, why the source lines are lost.  True
+ * when PATH must not be handed over.
  */
 static bool lists_bad(const char *path)
 {
@@ -369,6 +371,7 @@ static bool lists_bad(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	bool bad = false;
 	Elf_Scn *scn = NULL;
+	struct stat st;
 	GElf_Ehdr eh;
 	size_t shstr;
 	Elf *e;
@@ -377,7 +380,7 @@ static bool lists_bad(const char *path)
 		return false;	/* libdwarf says why */
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstr)) {
+	if (!e || !gelf_getehdr(e, &eh) || elf_getshdrstrndx(e, &shstr) || fstat(fd, &st)) {
 		if (e)
 			elf_end(e);
 		close(fd);
@@ -389,8 +392,20 @@ static bool lists_bad(const char *path)
 		Elf_Data *data;
 		size_t i, at = 0;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(e, shstr, sh.sh_name)))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		/*
+		 * libdwarf 20210528 allocates what a section header says
+		 * before it reads: a section past the file's end is a
+		 * request for terabytes (found by fuzz-dwarf)
+		 */
+		if (sh.sh_offset > (uint64_t)st.st_size || sh.sh_size > (uint64_t)st.st_size - sh.sh_offset) {
+			pr_warn("'%s': bad ELF: section %zu lies past the end of the file; no source lines\n",
+				path, elf_ndxscn(scn));
+			bad = true;
+			break;
+		}
+		if (!(name = elf_strptr(e, shstr, sh.sh_name)))
 			continue;
 		for (i = 0; i < ARRAY_SIZE(names) && strcmp(name, names[i]); i++)
 			;
