@@ -72,6 +72,13 @@ shoff=$(readelf -hW dw | awk '/Start of section headers/ { print $5 }')
 cp dw bigsec
 printf '\377\377\377\377\377\000\000\000' | dd of=bigsec bs=1 seek=$((shoff + 64 + 32)) conv=notrunc 2> /dev/null
 expect_fail "'bigsec': bad ELF: section 1 lies past the end of the file; no source lines" $D srcline bigsec 401000
+# the section names' table turned into a note (found by fuzz-dwarf: libelf
+# then gives no names, libdwarf reads them anyway and frees a range list
+# twice): refused.  sh_type, 4 bytes into the header of section e_shstrndx
+shstrndx=$(readelf -hW dw | awk '/Section header string table index/ { print $NF }')
+cp dw notestr
+printf '\007' | dd of=notestr bs=1 seek=$((shoff + shstrndx * 64 + 4)) conv=notrunc 2> /dev/null
+expect_fail "'notestr': bad ELF: the name of section 1 cannot be read; no source lines" $D srcline notestr 401000
 # a corrupt line table (found by fuzz-dwarf): its file entries name a
 # directory past the table's, and libdwarf 20210528's dwarf_linesrc()
 # reads past its array; the names as the table records them, under

@@ -361,9 +361,9 @@ static const char *lists_header_bad(const uint8_t *d, size_t len, bool be, size_
 
 /*
  * Check what libdwarf takes on trust before the first unit: every
- * section within the file, and the sections it parses on its own
- * (rnglists, loclists); say, once, why the source lines are lost.  True
- * when PATH must not be handed over.
+ * section within the file and named, and the sections it parses on its
+ * own (rnglists, loclists); say, once, why the source lines are lost.
+ * True when PATH must not be handed over.
  */
 static bool lists_bad(const char *path)
 {
@@ -405,8 +405,13 @@ static bool lists_bad(const char *path)
 			bad = true;
 			break;
 		}
-		if (!(name = elf_strptr(e, shstr, sh.sh_name)))
-			continue;
+		/* libdwarf reads the names whatever the string table's type */
+		if (!(name = elf_strptr(e, shstr, sh.sh_name))) {
+			pr_warn("'%s': bad ELF: the name of section %zu cannot be read; no source lines\n",
+				path, elf_ndxscn(scn));
+			bad = true;
+			break;
+		}
 		for (i = 0; i < ARRAY_SIZE(names) && strcmp(name, names[i]); i++)
 			;
 		if (i == ARRAY_SIZE(names))
