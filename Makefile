@@ -181,6 +181,7 @@ FUZZ_LIB_OBJS := $(LIB_SRCS:src/lib/%.c=build/fuzz/lib/%.o)
 # the reports' writers, for fuzz-json
 FUZZ_TOOL_SRCS := src/tool/json.c src/tool/utf8.c
 FUZZ_TOOL_OBJS := $(FUZZ_TOOL_SRCS:src/tool/%.c=build/fuzz/tool/%.o)
+.SECONDARY: $(FUZZ_TOOL_OBJS)
 
 build/fuzz/tool/%.o: src/tool/%.c
 	@mkdir -p $(dir $@)
