@@ -5,7 +5,6 @@
  * never goes out with another layout's alignment file.
  */
 #include <errno.h>
-#include <stddef.h>
 #include "cachepin/align.h"
 #include "cachepin/emit.h"
 #include "tool.h"
@@ -44,27 +43,23 @@ static int write_fragment(FILE *f, void *ctx)
 	return said(cachepin_emit__ldscript(f, l->plan, l->m->bin, l->info));
 }
 
-/* In the order they are staged: the fragment last, as plan always did. */
-static const struct link_output {
-	size_t path;		/* offsetof the path in struct tool_link_outputs */
-	int (*write)(FILE *f, void *ctx);
-} link_outputs[] = {
-	{ offsetof(struct tool_link_outputs, align), write_align },
-	{ offsetof(struct tool_link_outputs, lld), write_lld },
-	{ offsetof(struct tool_link_outputs, secorder), write_secorder },
-	{ offsetof(struct tool_link_outputs, fragment), write_fragment },
-};
-
 int tool_link_outputs_add(struct tool_outputs *os, const struct tool_link_outputs *lo,
 			  const struct tool_link_layout *l)
 {
+	/* in the order they are staged: the fragment last, as plan always did */
+	const struct {
+		const char *path;
+		int (*write)(FILE *f, void *ctx);
+	} outs[] = {
+		{ lo->align, write_align },
+		{ lo->lld, write_lld },
+		{ lo->secorder, write_secorder },
+		{ lo->fragment, write_fragment },
+	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(link_outputs); i++) {
-		const char *path = *(const char *const *)((const char *)lo + link_outputs[i].path);
-
-		if (path && tool_outputs_add(os, path, link_outputs[i].write, (void *)l))
+	for (i = 0; i < ARRAY_LEN(outs); i++)
+		if (outs[i].path && tool_outputs_add(os, outs[i].path, outs[i].write, (void *)l))
 			return 1;
-	}
 	return 0;
 }

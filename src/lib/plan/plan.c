@@ -614,43 +614,45 @@ static int plan_evals(const struct cachepin_model *m, const struct cachepin_plan
 	return 0;
 }
 
-/* One restart: its seed, and what it gave. */
+/* What the restart from seed o->seed + I gave. */
 struct restart {
-	const struct cachepin_model *m;
-	const struct cachepin_plan_opts *o;
-	enum cachepin_plan_method method;
-	const struct variant *var;
-	uint64_t seed;
-	struct plan_progress *pg;	/* the first worker's runs only */
 	struct cachepin_plan cand;
 	uint64_t miss[CACHEPIN_PLAN_MAX_GEO];
 	double v;
 	int err;
 };
 
+/* The restarts, and the ones a worker runs: FIRST, FIRST + STEP, ... */
 struct restart_pool {
+	const struct cachepin_model *m;
+	const struct cachepin_plan_opts *o;
+	enum cachepin_plan_method method;
+	const struct variant *var;
+	struct plan_progress *pg;	/* the first worker's runs only */
 	struct restart *r;
-	unsigned int n, step, first;	/* a worker runs first, first + step, ... */
+	unsigned int n, step, first;
 };
 
 static void *restart_worker(void *arg)
 {
-	struct restart_pool *w = arg;
+	const struct restart_pool *w = arg;
 	unsigned int i;
 
 	for (i = w->first; i < w->n; i += w->step) {
 		struct restart *r = &w->r[i];
 
-		if ((r->err = plan_build(r->m, r->o, r->method, r->var, r->seed, &r->cand,
-					 w->first ? NULL : r->pg)))
+		if ((r->err = plan_build(w->m, w->o, w->method, w->var, w->o->seed + i, &r->cand,
+					 w->first ? NULL : w->pg)))
 			continue;
-		if ((r->err = score_layout(r->m, r->o, &r->cand, r->miss, NULL, NULL, &r->v)))
+		if ((r->err = score_layout(w->m, w->o, &r->cand, r->miss, NULL, NULL, &r->v)))
 			cachepin_plan__release(&r->cand);
 	}
 	return NULL;
 }
 
-/* The threads the restarts may use: the CPUs this process may run on, at most 8. */
+#define RESTART_THREADS 8
+
+/* The threads the restarts may use: the CPUs this process may run on, at most RESTART_THREADS. */
 static unsigned int restart_threads(unsigned int runs)
 {
 	cpu_set_t set;
@@ -658,8 +660,8 @@ static unsigned int restart_threads(unsigned int runs)
 
 	if (sched_getaffinity(0, sizeof(set), &set) || (n = CPU_COUNT(&set)) < 1)
 		n = 1;
-	if (n > 8)
-		n = 8;
+	if (n > RESTART_THREADS)
+		n = RESTART_THREADS;
 	return (unsigned int)n < runs ? (unsigned int)n : runs;
 }
 
@@ -675,21 +677,19 @@ static int restarts_run(const struct cachepin_model *m, const struct cachepin_pl
 			uint64_t *planned)
 {
 	unsigned int t, nt = restart_threads(runs), i, best = 0;
-	struct restart_pool pool[8];
-	pthread_t tid[8];
+	struct restart_pool pool[RESTART_THREADS];
+	pthread_t tid[RESTART_THREADS];
 	struct restart *r = calloc(runs, sizeof(*r));
 	int err = 0;
 
 	if (!r)
 		return -ENOMEM;
-	for (i = 0; i < runs; i++)
-		r[i] = (struct restart){ m, o, method, var, o->seed + i, pg };
 	snprintf(pg->label, sizeof(pg->label), runs > 1 ? "%s on the whole profile, %u runs" :
 		 "%s on the whole profile", method_table[method].name, runs);
 	/* the progress follows the first worker's runs */
 	pg->total = pg->at + (runs + nt - 1) / nt * cachepin_plan_weight(o, method) + 1;
 	for (t = 0; t < nt; t++)
-		pool[t] = (struct restart_pool){ r, runs, nt, t };
+		pool[t] = (struct restart_pool){ m, o, method, var, pg, r, runs, nt, t };
 	for (t = 1; t < nt; t++)
 		if (pthread_create(&tid[t], NULL, restart_worker, &pool[t]))
 			break;
@@ -761,10 +761,10 @@ again:
 		err = 0;
 	}
 	/* restarts: each a full search; the full model of every geometry judges */
-	if (runs && (err = restarts_run(m, o, method, &var, runs, &pg, plan, planned)))
-		goto fail;
 	if (!runs)
 		pg.total = pg.at + 1;
+	else if ((err = restarts_run(m, o, method, &var, runs, &pg, plan, planned)))
+		goto fail;
 	if (runs && choice.nr_folds && choice.cands[method].eligible && !plan->unchanged &&
 	    !(choice.cands[method].roomy && !choice.exact))
 		whole_verdict(o, planned, whole, &choice.cands[method]);
