@@ -82,6 +82,7 @@ struct cachepin_profile {
 	double period_sum;	/* of all samples read */
 	double matched_weight;	/* of the matched ones */
 	uint32_t nr_slices;	/* time slices of the granules' weights; 0 = not in time order */
+	bool phases;		/* the slices are the recording's phases, not stretches of its time */
 	/*
 	 * The L1 instruction cache of the recording machine, as recorded
 	 * (perf.data's HEADER_CACHE), whether or not the model can take
@@ -103,6 +104,7 @@ enum cachepin_pbuild_flags {
 	CACHEPIN_PBUILD_USER	= (1 << 0),	/* binary is a user program: take user frames */
 	CACHEPIN_PBUILD_KERNEL	= (1 << 1),	/* binary is a kernel: take kernel frames */
 	CACHEPIN_PBUILD_TIMED	= (1 << 2),	/* samples come in time order: keep time slices */
+	CACHEPIN_PBUILD_PHASES	= (1 << 3),	/* and are samples (not every fetch): slices by phase */
 };
 
 /*

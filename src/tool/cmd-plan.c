@@ -423,9 +423,10 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 		fprintf(stderr, "cachepin: held-out misses (the run simulated: planned on its first half, scored on its second, and back):\n");
 	else
 		fprintf(stderr, "cachepin: held-out misses (planned on %s, scored on %s, and back):\n",
-			a->holdout ? "one recording" : prof->nr_slices >= 4 ? "the even time slices" :
-			"half of each line's samples",
-			a->holdout ? "the other" : prof->nr_slices >= 4 ? "the odd ones" : "the other half");
+			a->holdout ? "one recording" : prof->nr_slices >= 4 && !prof->phases ?
+			"the even time slices" : "half of each line's samples",
+			a->holdout ? "the other" : prof->nr_slices >= 4 && !prof->phases ? "the odd ones" :
+			"the other half");
 	fprintf(stderr, "cachepin:   %-8s", "method");
 	for (i = 0; i < a->in.nr_caches; i++)
 		fprintf(stderr, " %14s", a->in.caches[i].name);

@@ -155,6 +155,10 @@ static void test_round_trips(void)
 	round_trip("cache-slices", "# cachepin-profile 3\nslices 2\ncache 64 8 0x40\nf a - 2 1 2 32\ng 0x0 2 1 1\n",
 		   "# cachepin-profile 3\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
 		   "samples 0 0\nperiod 0 0\ncache 64 8 64\nslices 2\nf a - 2 1 2 32\ng 0x0 2 1 1\n", false);
+	/* slices that are phases: version 4, a 'phases' line after 'slices' */
+	round_trip("phases", "# cachepin-profile 4\nslices 2\nphases\nf a - 2 1 2 32\ng 0x0 2 0 2\n",
+		   "# cachepin-profile 4\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
+		   "samples 0 0\nperiod 0 0\nslices 2\nphases\nf a - 2 1 2 32\ng 0x0 2 0 2\n", false);
 	round_trip("empty", "# cachepin-profile 1\n",
 		   "# cachepin-profile 1\nevent -\nbinary -\nbuild-id -\ngranule 16\n"
 		   "samples 0 0\nperiod 0 0\n", false);
@@ -170,9 +174,12 @@ struct bad {
 
 static const struct bad bads[] = {
 	{ "", 1, "empty file" },
-	{ "# cachepin-profile 4\n", 1, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)" },
-	{ "# cachepin-profile \n", 1, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)" },
-	{ "event x\n", 1, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)" },
+	{ "# cachepin-profile 5\n", 1, "not a cachepin profile (no '# cachepin-profile 1' to '4' line)" },
+	{ "# cachepin-profile 12\n", 1, "not a cachepin profile (no '# cachepin-profile 1' to '4' line)" },
+	{ "# cachepin-profile \n", 1, "not a cachepin profile (no '# cachepin-profile 1' to '4' line)" },
+	{ "event x\n", 1, "not a cachepin profile (no '# cachepin-profile 1' to '4' line)" },
+	{ V "phases\n", 2, "'phases' not right after the 'slices' line" },
+	{ V "slices 2\nf a - 1 1 1 16\nphases\n", 4, "'phases' not right after the 'slices' line" },
 	{ V "cache 64 8\n", 2, "unknown line" },
 	{ V "cache 64 0 64\n", 2, "bad 'cache' line (sets, ways, line size)" },
 	{ V "cache 64 8 4294967296\n", 2, "bad 'cache' line (sets, ways, line size)" },

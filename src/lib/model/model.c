@@ -672,12 +672,15 @@ bool cachepin_model__can_split(const struct cachepin_profile *p)
 	return false;
 }
 
-/* The slices of half H (1: even, 2: odd) of P's time slices, or 0 if too few. */
+/*
+ * The slices of half H (1: even, 2: odd) of P's time slices, or 0 if too
+ * few or if they are phases (each half needs every phase: thinned).
+ */
 static uint32_t half_mask(const struct cachepin_profile *p, unsigned int h)
 {
 	uint32_t k, mask = 0;
 
-	if (p->nr_slices < 4)
+	if (p->nr_slices < 4 || p->phases)
 		return 0;
 	for (k = 0; k < p->nr_slices; k++)
 		if (k % 2 == h - 1)
@@ -750,7 +753,7 @@ static int masked_profile(const struct cachepin_profile *p, unsigned int h,
 			}
 	share = mask ? (all > 0 ? sel / all : 0) : 0.5;
 	*mp = *p;
-	if (!mask)
+	if (!mask && !p->phases)
 		mp->nr_slices = 0;	/* too few slices to replay a half of them */
 	mp->funcs = calloc(p->nr_funcs + 1, sizeof(*mp->funcs));
 	if (!mp->funcs)
@@ -780,7 +783,11 @@ static int masked_profile(const struct cachepin_profile *p, unsigned int h,
 						g->slice[j] = 0;
 				}
 			} else {
+				double was = g->weight;
+
 				g->weight = thin_weight(pf, g->off, g->weight, g->weight / per, h);
+				for (j = 0; p->phases && j < p->nr_slices; j++)
+					g->slice[j] = was > 0 ? g->slice[j] * g->weight / was : 0;
 			}
 			gsum += pf->grans[k].weight;
 			msum += g->weight;
@@ -828,6 +835,8 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		err = masked_profile(p, half, &mp);
 		b.p = &mp;
 		mask = half_mask(p, half);
+		if (!mask)
+			mask = UINT32_MAX;	/* thinned: the slices it kept, all */
 	}
 	for (k = 0; k < b.p->nr_slices && k < CACHEPIN_PROFILE_SLICES; k++)
 		if (mask & (1u << k))

@@ -467,10 +467,16 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 	size_t i;
 	int err;
 
-	/* recordings come in time order; hot lists and folded stacks do not */
+	/*
+	 * Recordings come in time order; hot lists and folded stacks do not.
+	 * A recording's samples are few next to its fetches: its slices are
+	 * its phases (a QEMU log has every fetch, its time slices stay).
+	 */
 	if (s->kind != CACHEPIN_INPUT_TEXT ||
 	    cachepin_text__detect(s->head, strnlen(s->head, HEAD_MAX)) == CACHEPIN_TEXT_PERF_SCRIPT)
 		flags |= CACHEPIN_PBUILD_TIMED;
+	if ((flags & CACHEPIN_PBUILD_TIMED) && s->kind != CACHEPIN_INPUT_QEMU)
+		flags |= CACHEPIN_PBUILD_PHASES;
 	pb = cachepin_pbuild__new(bin, flags);
 	if (!pb) {
 		pr_warn("out of memory\n");

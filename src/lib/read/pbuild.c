@@ -12,6 +12,7 @@
 #include "cachepin/profile.h"
 #include "internal.h"
 #include "kernel.h"
+#include "phase.h"
 #include "profile-int.h"
 
 struct edge_ent {
@@ -28,7 +29,13 @@ struct pb_func {
 	double *gran;			/* per granule, lazily allocated */
 	double *sgran;			/* per granule and time slot (TIMED), with gran */
 	uint32_t ngran;
+	uint32_t feat;			/* its phase feature + 1 (0: no hit yet) */
 	uint64_t seen;			/* sample serial, to count incl once */
+};
+
+struct pb_hit {				/* a leaf's granule, for the phases */
+	uint32_t feat, g, sample;
+	float w;
 };
 
 #define PB_DEPTH 64	/* stack depths with a lookup cache */
@@ -107,6 +114,16 @@ struct cachepin_pbuild {
 	 */
 	uint64_t slot_len;
 	uint32_t slot;
+	/*
+	 * Phases (CACHEPIN_PBUILD_PHASES): every leaf's granule in sample
+	 * order, its function a feature; clustered at the end (phase.c)
+	 * into the slices, which then replace the time slots.
+	 */
+	struct pb_hit *hits;
+	size_t nr_hits, cap_hits;
+	struct pb_func **feat_f;
+	size_t nr_feat, cap_feat;
+	bool no_phases;			/* too many samples to number */
 	struct edge_ent *edges;
 	struct pb_object *objects;	/* by name */
 	struct pb_page *pages;		/* by object and page */
@@ -344,6 +361,29 @@ static long pb_resolve(struct cachepin_pbuild *pb, const struct cachepin_frame *
 	return f - bin->funcs;
 }
 
+/* Granule G of F took a leaf of weight W: one hit for the phases. */
+static int pb_log_hit(struct cachepin_pbuild *pb, struct pb_func *f, uint32_t g, double w)
+{
+	if (pb->no_phases)
+		return 0;
+	if (pb->nr_samples > UINT32_MAX) {
+		pb->no_phases = true;
+		return 0;
+	}
+	if (!f->feat) {
+		if (GROW(pb->feat_f, pb->cap_feat, pb->nr_feat + 1))
+			return -ENOMEM;
+		pb->feat_f[pb->nr_feat++] = f;
+		f->feat = (uint32_t)pb->nr_feat;
+	}
+	if (GROW(pb->hits, pb->cap_hits, pb->nr_hits + 1))
+		return -ENOMEM;
+	pb->hits[pb->nr_hits++] = (struct pb_hit){
+		.feat = f->feat - 1, .g = g, .sample = (uint32_t)pb->nr_samples, .w = (float)w,
+	};
+	return 0;
+}
+
 /* Weight W at OFF (if HAS_OFF) into F, of SIZE bytes. */
 static int pb_add_gran(struct cachepin_pbuild *pb, struct pb_func *f, uint64_t size, uint64_t off,
 		       bool has_off, double w)
@@ -377,7 +417,7 @@ static int pb_add_gran(struct cachepin_pbuild *pb, struct pb_func *f, uint64_t s
 	f->gran[g] += w;
 	if (f->sgran)
 		f->sgran[g * CACHEPIN_PROFILE_SLICES + pb->slot] += w;
-	return 0;
+	return (pb->flags & CACHEPIN_PBUILD_PHASES) ? pb_log_hit(pb, f, (uint32_t)g, w) : 0;
 }
 
 static int pb_add_weight(struct cachepin_pbuild *pb, long fi, uint64_t off, bool has_off,
@@ -814,6 +854,70 @@ static void pb_free_objects(struct cachepin_pbuild *pb)
 	}
 }
 
+/*
+ * The phases of the recording as P's slices: the hits' windows
+ * clustered, each granule's weight per phase.  Too few windows (or
+ * phases): the time slots stay.
+ */
+static int pb_phases(struct cachepin_pbuild *pb, struct cachepin_profile *p)
+{
+	uint32_t *feat, *win, *phase = NULL, nwin, k;
+	size_t i, n = pb->nr_hits;
+	int np = 0;
+
+	if (!n || pb->no_phases || !(pb->flags & CACHEPIN_PBUILD_TIMED))
+		return 0;
+	nwin = pb->hits[n - 1].sample / CACHEPIN_PHASE_WINDOW + 1;
+	feat = malloc(n * sizeof(*feat));
+	win = malloc(n * sizeof(*win));
+	if (feat && win)
+		phase = malloc(nwin * sizeof(*phase));
+	if (!phase) {
+		np = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		feat[i] = pb->hits[i].feat;
+		win[i] = pb->hits[i].sample / CACHEPIN_PHASE_WINDOW;
+	}
+	np = cachepin_phase__cluster(feat, win, n, (uint32_t)pb->nr_feat, nwin,
+				     CACHEPIN_PROFILE_SLICES, phase);
+	if (np <= 0)
+		goto out;
+	for (i = 0; i < pb->nr_feat; i++) {
+		struct pb_func *f = pb->feat_f[i];
+
+		memset(f->sgran, 0, (size_t)f->ngran * CACHEPIN_PROFILE_SLICES * sizeof(*f->sgran));
+	}
+	for (i = 0; i < n; i++) {
+		const struct pb_hit *h = &pb->hits[i];
+
+		pb->feat_f[h->feat]->sgran[(size_t)h->g * CACHEPIN_PROFILE_SLICES +
+					   phase[h->sample / CACHEPIN_PHASE_WINDOW]] += h->w;
+	}
+	/* the hits kept their weights in single precision: the sums are the granules' */
+	for (i = 0; i < pb->nr_feat; i++) {
+		struct pb_func *f = pb->feat_f[i];
+		uint32_t g;
+
+		for (g = 0; g < f->ngran; g++) {
+			double *sg = &f->sgran[(size_t)g * CACHEPIN_PROFILE_SLICES], sum = 0;
+
+			for (k = 0; k < (uint32_t)np; k++)
+				sum += sg[k];
+			for (k = 0; sum > 0 && k < (uint32_t)np; k++)
+				sg[k] *= f->gran[g] / sum;
+		}
+	}
+	p->nr_slices = (uint32_t)np;
+	p->phases = true;
+out:
+	free(feat);
+	free(win);
+	free(phase);
+	return np < 0 ? np : 0;
+}
+
 struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 {
 	const struct cachepin_binary *bin = pb->bin;
@@ -844,6 +948,8 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 		p->nr_slices = pb->nr_samples ? pb->slot + 1 : 0;
 	if (p->nr_slices < 2)
 		p->nr_slices = 0;	/* one slice is no time order */
+	if ((pb->flags & CACHEPIN_PBUILD_PHASES) && (err = pb_phases(pb, p)))
+		goto fail;
 	for (i = 0; i < bin->nr_funcs; i++) {
 		const struct cachepin_func *bf = &bin->funcs[i];
 		struct pb_func *f = &pb->f[i];
@@ -896,6 +1002,8 @@ fail:
 		free(e);
 	}
 	pb_free_objects(pb);
+	free(pb->hits);
+	free(pb->feat_f);
 	free(pb->f);
 	free(pb->event);
 	for (i = 0; i < pb->nr_alias; i++)

@@ -36,10 +36,11 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 
 	/*
 	 * version 2 adds the time slices, version 3 the recorded cache and
-	 * the other objects: profiles without them keep the version that
-	 * reads them
+	 * the other objects, version 4 slices that are phases: profiles
+	 * without them keep the version that reads them
 	 */
-	fprintf(f, "# cachepin-profile %d\n", p->rec_sets || p->nr_objects ? 3 : p->nr_slices ? 2 : 1);
+	fprintf(f, "# cachepin-profile %d\n", p->phases ? 4 : p->rec_sets || p->nr_objects ? 3 :
+		p->nr_slices ? 2 : 1);
 	fputs("event ", f);
 	cachepin_scan_put_opt(f, p->event);
 	fputs("\nbinary ", f);
@@ -57,6 +58,8 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 		fprintf(f, "cache %u %u %u\n", p->rec_sets, p->rec_ways, p->rec_line);
 	if (p->nr_slices)
 		fprintf(f, "slices %u\n", p->nr_slices);
+	if (p->nr_slices && p->phases)
+		fputs("phases\n", f);
 	for (i = 0; i < p->nr_objects; i++) {
 		const struct cachepin_pobject *o = &p->objects[i];
 
@@ -236,6 +239,12 @@ static int read_header(struct reader *r, char **fv, int nf)
 		p->nr_slices = (uint32_t)u;
 		return 0;
 	}
+	if (!strcmp(fv[0], "phases") && nf == 1) {
+		if (!p->nr_slices || p->nr_funcs)
+			return bad_line(r, "'phases' not right after the 'slices' line");
+		p->phases = true;
+		return 0;
+	}
 	if (!strcmp(fv[0], "period") && nf == 3) {
 		if (parse_num(fv[1], &p->period_sum) || parse_num(fv[2], &p->matched_weight))
 			return bad_line(r, "bad 'period' line");
@@ -409,8 +418,9 @@ static int read_line(struct reader *r, char *line)
 	int nf;
 
 	if (r->lineno == 1)
-		return strncmp(line, "# cachepin-profile ", 19) || !line[19] || !strchr("123", line[19]) ?
-		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1', '2' or '3' line)") : 0;
+		return strncmp(line, "# cachepin-profile ", 19) || !line[19] || !strchr("1234", line[19]) ||
+		       (line[20] && !isspace((unsigned char)line[20])) ?
+		       bad_line(r, "not a cachepin profile (no '# cachepin-profile 1' to '4' line)") : 0;
 	if (line[0] == '#')
 		return 0;
 	nf = (int)cachepin_scan_split_fields(line, fv, ARRAY_SIZE(fv));
