@@ -24,7 +24,7 @@
 #include "internal.h"
 #include "phase.h"
 
-#define FIT_MAX 16384		/* windows the phases are fitted on */
+#define FIT_MAX 8192		/* windows the phases are fitted on (strided) */
 #define ITERS 30
 #define SEED 0x5eed5eed5eedull
 
