@@ -79,9 +79,11 @@ struct cachepin_model_opts {
 /*
  * Held-out halves (opts.half): with 4 time slices or more, half 1 is the
  * even slices and half 2 the odd ones, so both see every phase of the
- * run; otherwise every granule's samples are split between the halves at
- * random (binomial thinning with a fixed seed, which turns the sampling
- * noise of one recording into two independent ones).
+ * run; otherwise, and when the slices are phases (profile->phases),
+ * every granule's samples are split between the halves at random
+ * (binomial thinning with a fixed seed, which turns the sampling noise
+ * of one recording into two independent ones), each half keeping the
+ * granule's share of every phase.
  * cachepin_model__can_split() says whether P has either: a hot list
  * without offsets (one sample per function) has not.
  */

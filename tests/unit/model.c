@@ -97,7 +97,7 @@ static void phases(void)
 	struct cachepin_binary b = { .path = "synthetic", .funcs = bf, .nr_funcs = 5 };
 	struct cachepin_profile p = { .granule = 16, .funcs = pf, .nr_funcs = 5, .nr_slices = 4 };
 	struct cachepin_model_opts o = { 0 };
-	uint64_t addr[5], miss[3];
+	uint64_t addr[5], miss[4];
 	struct cachepin_cache c;
 	int map[5], k;
 	size_t i;
@@ -119,15 +119,19 @@ static void phases(void)
 		map[i] = (int)i;
 	}
 	CHECK(cachepin_model__can_split(&p), "four slices can be split");
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		struct cachepin_model *m;
 		struct cachepin_score s;
 
-		/* k = 0: in time order; 1: folded (no slices); 2: half 1 */
+		/*
+		 * k = 0: in time order; 1: folded (no slices); 2: half 1;
+		 * 3: half 1 of the same slices taken as phases (thinned, all four kept)
+		 */
 		p.nr_slices = k == 1 ? 0 : 4;
-		o.half = k == 2 ? 1 : 0;
+		p.phases = k == 3;
+		o.half = k >= 2 ? 1 : 0;
 		m = cachepin_model__new(&p, &b, map, &o);
-		CHECK(m && m->nr_slices == (k == 0 ? 4u : k == 1 ? 0u : 2u),
+		CHECK(m && m->nr_slices == (k == 0 || k == 3 ? 4u : k == 1 ? 0u : 2u),
 		      "model %d: %u slices", k, m ? m->nr_slices : 0);
 		if (!m)
 			return;
@@ -143,6 +147,8 @@ static void phases(void)
 	CHECK(miss[0] < 10, "in time order each phase fits its set: %llu misses",
 	      (unsigned long long)miss[0]);
 	CHECK(miss[2] < 10, "half 1 replays both phases: %llu misses", (unsigned long long)miss[2]);
+	CHECK(miss[3] < 10, "half 1 of the phases replays both: %llu misses",
+	      (unsigned long long)miss[3]);
 }
 
 int main(void)
