@@ -178,7 +178,11 @@ static void top_header(struct textin *t, const char *p, const char *e)
 
 bool cachepin_text_report_skip(struct textin *t, const char *p, const char *e)
 {
-	if (p >= e) {
+	/*
+	 * !p: UBSan's null check lets a null P run on after its report,
+	 * and GCC then warns that report_header() gives memmem() a null
+	 */
+	if (!p || p >= e) {
 		t->graph = false;
 		t->warning = false;
 		return true;
