@@ -65,4 +65,18 @@ $CACHEPIN profile -o short.prof phases short.data 2> /dev/null || fail "profile 
 if grep -q '^phases$' short.prof; then
 	fail "a recording of $(sed -n 's/^samples \([0-9]*\).*/\1/p' short.prof) samples has phases"
 fi
+
+# score says what its model replays: the phases, or the short one's time slices
+$CACHEPIN score -c 4K:4:32 --map phases.map phases p.prof > score.txt 2> /dev/null || fail "score failed"
+$CACHEPIN score -c 4K:4:32 --map phases.map phases short.prof > short-score.txt 2> /dev/null ||
+	fail "score of the short recording failed"
+testrun_compare sed -n 's/^model: .* granules in [0-9]* \(phases\|time slices\), .*/\1/p' score.txt short-score.txt <<'P'
+phases
+time slices
+P
+$CACHEPIN score -c 4K:4:32 --json --map phases.map phases p.prof > score.json 2> /dev/null ||
+	fail "score --json failed"
+testrun_compare sed -n 's/.*"ordered": true, "slices": \([0-9]*\), "phases": \([a-z]*\) }.*/slices \1 phases \2/p' score.json <<P
+slices $ns phases true
+P
 exit 0

@@ -289,8 +289,11 @@ static int write_text(FILE *f, void *ctx)
 		p->nr_samples, p->nr_matched, p->nr_samples ? 100.0 * (double)p->nr_matched / (double)p->nr_samples : 100.0,
 		p->event ? p->event : "-", kind ? " (" : "", kind ? kind : "", kind ? ")" : "",
 		p->nr_funcs, p->nr_edges);
-	fprintf(f, "model: %zu reference string entries over %zu granules, order from %s; %.2f %% of the weight too cold to model\n",
-		r->model->nr_refs, r->model->nr_items,
+	fprintf(f, "model: %zu reference string entries over %zu granules", r->model->nr_refs,
+		r->model->nr_items);
+	if (r->model->nr_slices)
+		fprintf(f, " in %u %s", r->model->nr_slices, p->phases ? "phases" : "time slices");
+	fprintf(f, ", order from %s; %.2f %% of the weight too cold to model\n",
 		r->model->ordered ? "call edges" : "weight (no call edges)",
 		r->model->weight ? 100.0 * r->model->dropped / r->model->weight : 0);
 	for (i = 0; i < r->nr_scores; i++)
@@ -408,6 +411,8 @@ static int write_json(FILE *f, void *ctx)
 	tool_json_u64(&j, "refs", r->model->nr_refs);
 	tool_json_u64(&j, "granules", r->model->nr_items);
 	tool_json_bool(&j, "ordered", r->model->ordered);
+	tool_json_u64(&j, "slices", r->model->nr_slices);
+	tool_json_bool(&j, "phases", r->model->nr_slices && r->prof->phases);
 	tool_json_close(&j);
 	tool_json_open(&j, "caches", '[', false);
 	for (i = 0; i < r->nr_scores; i++)
