@@ -57,6 +57,24 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A window's few features in order: insertion sort up to 64, qsort() past it. */
+static void sort_u32(uint32_t *a, size_t n)
+{
+	size_t i, j;
+
+	if (n > 64) {
+		qsort(a, n, sizeof(*a), cmp_u32);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		uint32_t x = a[i];
+
+		for (j = i; j > 0 && a[j - 1] > x; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
 /* The windows as sparse vectors of their features' shares. */
 static int build_windows(struct km *km, const uint32_t *feat, const uint32_t *win, size_t n,
 			 uint32_t nwin)
@@ -82,7 +100,7 @@ static int build_windows(struct km *km, const uint32_t *feat, const uint32_t *wi
 			return -ENOMEM;
 		}
 		memcpy(scratch, feat + i, m * sizeof(*scratch));
-		qsort(scratch, m, sizeof(*scratch), cmp_u32);
+		sort_u32(scratch, m);
 		for (r = 0; r < m;) {
 			size_t s = r;
 
