@@ -88,6 +88,8 @@ struct cachepin_model_opts {
  * without offsets (one sample per function) has not.
  */
 bool cachepin_model__can_split(const struct cachepin_profile *p);
+/* Whether P's halves are its even and odd time slices (else thinned samples). */
+bool cachepin_model__split_by_slices(const struct cachepin_profile *p);
 
 /*
  * Build the model of profile P on BIN (MAP from cachepin_profile__match;

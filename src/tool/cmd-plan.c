@@ -421,12 +421,12 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 		fprintf(stderr, "cachepin: modelled misses of the candidates, in-sample (the profile has no samples to hold out)\n");
 	else if (plan->exact)
 		fprintf(stderr, "cachepin: held-out misses (the run simulated: planned on its first half, scored on its second, and back):\n");
+	else if (a->holdout)
+		fprintf(stderr, "cachepin: held-out misses (planned on one recording, scored on the other, and back):\n");
+	else if (cachepin_model__split_by_slices(prof))
+		fprintf(stderr, "cachepin: held-out misses (planned on the even time slices, scored on the odd ones, and back):\n");
 	else
-		fprintf(stderr, "cachepin: held-out misses (planned on %s, scored on %s, and back):\n",
-			a->holdout ? "one recording" : prof->nr_slices >= 4 && !prof->phases ?
-			"the even time slices" : "half of each line's samples",
-			a->holdout ? "the other" : prof->nr_slices >= 4 && !prof->phases ? "the odd ones" :
-			"the other half");
+		fprintf(stderr, "cachepin: held-out misses (planned on half of each line's samples, scored on the other half, and back):\n");
 	fprintf(stderr, "cachepin:   %-8s", "method");
 	for (i = 0; i < a->in.nr_caches; i++)
 		fprintf(stderr, " %14s", a->in.caches[i].name);

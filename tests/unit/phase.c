@@ -3,13 +3,12 @@
  * Unit tests for the phases of a recording (src/lib/read/phase.c):
  * windows of hits whose phases are known, clustered back.
  */
-#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include "phase.h"
 #include "unit.h"
 
-#define MAXH 4096
+#define MAXH 8192	/* 128 windows of at most 32 hits, with room */
 
 struct hits {
 	uint32_t feat[MAXH], win[MAXH];

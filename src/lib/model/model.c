@@ -672,15 +672,18 @@ bool cachepin_model__can_split(const struct cachepin_profile *p)
 	return false;
 }
 
-/*
- * The slices of half H (1: even, 2: odd) of P's time slices, or 0 if too
- * few or if they are phases (each half needs every phase: thinned).
- */
+/* Phases are not split: each half needs every phase, so they are thinned. */
+bool cachepin_model__split_by_slices(const struct cachepin_profile *p)
+{
+	return p->nr_slices >= 4 && !p->phases;
+}
+
+/* The slices of half H (1: even, 2: odd) of P's time slices, or 0 if thinned. */
 static uint32_t half_mask(const struct cachepin_profile *p, unsigned int h)
 {
 	uint32_t k, mask = 0;
 
-	if (p->nr_slices < 4 || p->phases)
+	if (!cachepin_model__split_by_slices(p))
 		return 0;
 	for (k = 0; k < p->nr_slices; k++)
 		if (k % 2 == h - 1)

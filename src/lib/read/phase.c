@@ -289,18 +289,16 @@ int cachepin_phase__cluster(const uint32_t *feat, const uint32_t *win, size_t n,
 	err = build_windows(&km, feat, win, n, nwin);
 	if (err)
 		goto out;
-	err = -ENOMEM;
-	fit = malloc(FIT_MAX * sizeof(*fit));
-	if (!fit)
-		goto out;
 	/* the windows with hits, evenly strided down to FIT_MAX */
 	for (w = 0; w < nwin; w++)
 		if (km.w[w].n)
 			nfit++;
-	if (nfit < k * CACHEPIN_PHASE_MIN_WINDOWS) {
-		err = 0;
+	if (nfit < k * CACHEPIN_PHASE_MIN_WINDOWS)
 		goto out;
-	}
+	err = -ENOMEM;
+	fit = malloc((nfit < FIT_MAX ? nfit : FIT_MAX) * sizeof(*fit));
+	if (!fit)
+		goto out;
 	{
 		uint64_t seen = 0, step = (nfit + FIT_MAX - 1) / FIT_MAX;
 
