@@ -113,8 +113,8 @@ hint: --keep-idle counts them as heat
 EOF
 testrun_compare sed -n 's/^hot \([^ ]*\) .*/\1/p' p.align <<'EOF'
 start_kernel
-busy_a
 busy_b
+busy_a
 EOF
 $CACHEPIN plan -c 16K:4:32 --keep-idle --map k.map -o q.lds k clock.txt > /dev/null 2>&1 || fail "plan --keep-idle failed"
 grep -q '^hot arch_cpu_idle ' q.align || fail "plan --keep-idle does not plan arch_cpu_idle"

@@ -49,22 +49,24 @@ cmp -s sp.profile again.profile || { diff sp.profile again.profile >&2; fail "th
 $CACHEPIN plan --standalone -m "my dir/prog.map" -c 1K:1:32 -o "$PWD/my dir/hot.lds" "my dir/prog" hot.txt 2> plan.err ||
 	{ cat plan.err >&2; fail "plan failed"; }
 testrun_compare grep 'my dir' "my dir/hot.lds" <<'EOF'
+		"*my dir/b.o"(.text.work)	/* fill */
 		"*my dir/a.o"(.text.work)
 EOF
 # (without offset, alignment and sets)
 grep '^hot ' "my dir/hot.align" | sed -E 's/( [^ ]+){5}$//' > hot.units
 testrun_compare cat hot.units <<'EOF'
 hot "odd\"na\\me" "my dir/odd.o" .text.odd
-hot work "my dir/a.o" .text.work
 hot a_entry "my dir/a.o" .text.a_entry
-hot b_entry "my dir/b.o" .text.b_entry
+hot work "my dir/a.o" .text.work
 hot main "my dir/main.o" .text.startup.main
+hot b_entry "my dir/b.o" .text.b_entry
 EOF
 link planned -Wl,-T,"$PWD/my dir/hot.lds" || fail "ld rejects the fragment"
 testrun_compare $CACHEPIN check "my dir/planned" "my dir/hot.align" <<'EOF'
 block start 0x401400, aligned to 1024
 note: 'work' names 2 symbols; one is at its planned offset
-ok: 5 of 5 units at their planned offsets; 0 fill units moved (cold code, -v lists them)
+note: 'work' names 2 symbols; one is at its planned offset
+ok: 6 of 6 units at their planned offsets; 0 fill units moved (cold code, -v lists them)
 EOF
 $CACHEPIN plan -m "my dir/prog.map" --keep "my dir/hot.align" -c 1K:1:32 -o keep.lds "my dir/prog" hot.txt 2> keep.err ||
 	{ cat keep.err >&2; fail "plan --keep failed"; }

@@ -143,6 +143,7 @@ struct cachepin_plan {
 	uint64_t tail_from, tail_to, tail_shift;
 	uint64_t pad;		/* bytes of padding spent */
 	uint64_t pad_growth;	/* of them, kept free for growth */
+	uint64_t room_extra;	/* block bytes added when units moved by way spans for their room */
 	/*
 	 * The growth absorbed: opts.growth, or less where the hot units fit
 	 * the smallest cache packed and would not with that much room.

@@ -271,9 +271,8 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			plan->growth);
 	fprintf(stderr, "; %s in %.2f s\n", cachepin_plan__method_name(plan->method), secs);
 	if (plan->growth < a->po.growth)
-		fprintf(stderr, "cachepin: growth: any one unit may grow by %" PRIu64 " bytes, not %" PRIu64
-			": the hot units fit the smallest cache packed, and more room after each would spill them out of it\n",
-			plan->growth, a->po.growth);
+		fprintf(stderr, "cachepin: growth: the %s method keeps no room for it: a unit that grows moves the hot units after it\n",
+			cachepin_plan__method_name(plan->method));
 	search_note(a, plan);
 	if (a->prev)
 		prev_report(a, plan);

@@ -10,6 +10,7 @@
  *   plan-greedy.c  the set-pressure proxy and the greedy colouring
  *   plan-search.c  the search: heat colouring, local search, repair of missing sets
  *   plan-cand.c    the other candidates: link order kept, density, C3, line colouring
+ *   plan-room.c    room for growth: placed units moved by way spans, their sets kept
  *   plan-fill.c    emit order: cold fill of the gaps, padding
  *   plan-keep.c    --keep: the previous plan's units that still fit, frozen
  *
@@ -104,6 +105,7 @@ struct planner {
 	uint64_t limit;		/* block bytes available to hot units */
 	uint64_t fit_slack;	/* the smallest cache's bytes past them, if they fit it packed */
 	uint64_t growth;	/* any one unit may grow this much (plan->growth) */
+	uint64_t regrow;	/* the growth cachepin_plan_room() makes room for after the method */
 	/* the exact simulation's scratch */
 	uint64_t *heap;
 	size_t cap_heap;
@@ -190,6 +192,13 @@ static inline uint64_t phase_step(const struct planner *pl, const struct hunit *
  */
 int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan, bool room);
 void cachepin_plan_free(struct planner *pl);
+
+/*
+ * plan-room.c: every placed unit with less than pl->regrow bytes free
+ * after it moved by whole way spans to where it has them (its sets
+ * kept); pl->growth becomes pl->regrow for the fill.  0 or -ENOMEM.
+ */
+int cachepin_plan_room(struct planner *pl, struct cachepin_plan *plan);
 
 /* plan-slot.c */
 /* Is [LO, HI) free and inside the block? */

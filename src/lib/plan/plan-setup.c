@@ -173,16 +173,7 @@ static uint64_t packed_bytes(const struct planner *pl, uint64_t g)
 	return cur;
 }
 
-/*
- * The growth the plan absorbs: opts.growth, but where the hot units fit
- * the smallest cache packed and would not with that much room after
- * each, the most (a multiple of 4) that keeps them fitting.  Packed into
- * the cache, every line of them has a way of its own, sampled or not;
- * spread past it, the layout rests on the model alone (measured, the
- * README's 15-object example at 16K:4:32, 14,412 hot bytes: 2,773
- * cachegrind misses of 200,000 packets packed, 1,802,800 with 64
- * bytes of room after each of its 55 hot units).
- */
+/* The smallest cache planned for. */
 static uint64_t smallest_cache(const struct planner *pl)
 {
 	uint64_t smallest = UINT64_MAX;
@@ -192,19 +183,6 @@ static uint64_t smallest_cache(const struct planner *pl)
 		if (pl->o->caches[i].size < smallest)
 			smallest = pl->o->caches[i].size;
 	return smallest;
-}
-
-static uint64_t fitting_growth(const struct planner *pl, bool room)
-{
-	uint64_t g = pl->o->growth, smallest = smallest_cache(pl);
-
-	if (!room)
-		return 0;
-	if (!g || packed_bytes(pl, 0) > smallest)
-		return g;
-	while (g && packed_bytes(pl, g) > smallest)
-		g = g > 4 ? (g - 1) / 4 * 4 : 0;
-	return g;
 }
 
 /*
@@ -230,11 +208,17 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 		pl->nr_hu = o->max_hot;
 	for (i = 0; i < pl->bin->nr_units; i++)
 		unit_hu[i] = -1;
-	plan->growth = pl->growth = fitting_growth(pl, room);
+	/*
+	 * The methods place the units packed, each on a line of its own
+	 * where there is room for growth of a line or more, and the room
+	 * is made after them (plan-room.c) without a change of set.
+	 */
+	plan->growth = pl->regrow = room ? o->growth : 0;
+	pl->growth = 0;
 	for (i = 0; i < pl->nr_hu; i++) {
 		struct hunit *h = &pl->hu[i];
 
-		h->align = hot_align(pl, h, pl->growth);
+		h->align = hot_align(pl, h, pl->regrow);
 		h->room = align_up(h->size + pl->growth, h->align);
 		unit_hu[h->unit] = (int32_t)i;
 		hot_bytes += h->room;
