@@ -9,6 +9,10 @@
 
 #include "cachepin/cachepin.h"
 
+/*
+ * The replacement policies: the keys of one table (src/lib/model/repl.c)
+ * that holds each policy's names, description and simulator steps.
+ */
 enum cachepin_repl {
 	CACHEPIN_REPL_LRU,
 	CACHEPIN_REPL_RANDOM,	/* pseudo-random victim (Cortex-A9), seeded xorshift */
@@ -59,7 +63,34 @@ static inline uint32_t cachepin_cache__set(const struct cachepin_cache *c, uint6
 	return (uint32_t)(addr >> c->line_shift) & (c->sets - 1);
 }
 
+/* The policy's name ("lru", "round-robin"), or "?" for no policy. */
 const char *cachepin_repl_name(enum cachepin_repl r);
+
+/* What it is, as score's report says ("pseudo-random"); "?" for no policy. */
+const char *cachepin_repl__what(enum cachepin_repl r);
+
+/*
+ * The policy called NAME (its name or its short name: "rr"); -1 if none.
+ * With ONLINE only the policies a CPU can have: those that decide on
+ * the past alone, which the online simulators run (not Belady).
+ */
+int cachepin_repl__parse(const char *name, bool online);
+
+/* Whether R decides on the past alone (an online simulator runs it). */
+bool cachepin_repl__online(enum cachepin_repl r);
+
+/* The name of R's fully associative cache that cachepin simulate runs ("fa-lru"), or NULL. */
+const char *cachepin_repl__fa_name(enum cachepin_repl r);
+
+/*
+ * The names of the online policies, in the table's order, into BUF
+ * (SIZE bytes, cut if short): each by its short name, with "(NAME)"
+ * after a short name if LONG; SEP between two, LAST before the last.
+ * With FA the fully associative caches cachepin simulate runs
+ * ("fa-lru") come after them.  Returns BUF.
+ */
+const char *cachepin_repl__names(char *buf, size_t size, const char *sep, const char *last,
+				 bool long_names, bool fa);
 
 /*
  * A reference string: N line numbers (address >> line_shift) and,
@@ -95,7 +126,8 @@ uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_
  * The same, one access at a time, for streams too long to hold: the
  * state is the cache's own (a tag per way, and for a fully associative
  * cache a hash of its residents), whatever the length of the stream.
- * LRU, RANDOM and RR only (Belady needs the future).  Given the same
+ * The online policies only (cachepin_repl__online(): Belady needs the
+ * future).  Given the same
  * lines, an online simulator counts exactly what
  * cachepin_cache__simulate() counts.
  */
@@ -103,7 +135,8 @@ struct cachepin_cache_sim;
 
 /*
  * A simulator of cache C (copied) with REPL and FULLY_ASSOC as above.
- * NULL with errno: EINVAL for CACHEPIN_REPL_OPT, ENOMEM.
+ * NULL with errno: EINVAL for a policy that is not online (Belady) or
+ * none, ENOMEM.
  */
 struct cachepin_cache_sim *cachepin_cache_sim__new(const struct cachepin_cache *c,
 						   enum cachepin_repl repl, bool fully_assoc,

@@ -41,7 +41,8 @@ struct cachepin_score {
 };
 
 enum cachepin_score_flags {
-	CACHEPIN_SCORE_NO_OPT	= (1 << 0),	/* skip Belady (the slowest) */
+	CACHEPIN_SCORE_NO_OPT	= (1 << 0),	/* skip Belady, the policy that needs the
+						 * future (the slowest) */
 	CACHEPIN_SCORE_DETAIL	= (1 << 1),	/* fill sets, per-func and per-line data */
 	CACHEPIN_SCORE_OWN_POLICY = (1 << 2),	/* only the cache's own policy: no other
 						 * miss[], no fully associative figures */

@@ -197,7 +197,6 @@ static int text_cache(FILE *f, const struct report *r, const struct cachepin_sco
 	struct cachepin_score_pair *pairs;
 	size_t k, nr_pairs;
 	unsigned int top = r->a->top;
-	static const char *const rn[] = { "LRU", "pseudo-random", "round-robin", "optimal (same sets)" };
 	enum cachepin_repl rp;
 
 	fprintf(f, "\ncache %s: %u KiB, %u-way, %u B lines, %u sets, way span %u B (CPU replaces %s)\n",
@@ -206,8 +205,9 @@ static int text_cache(FILE *f, const struct report *r, const struct cachepin_sco
 	fprintf(f, "  line fetches              %12" PRIu64 "   hot lines %" PRIu64 " (%.1f x capacity)\n",
 		s->fetches, s->distinct_lines, (double)s->distinct_lines / (c->size / c->line));
 	for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
-		fprintf(f, "  misses %-19s %12" PRIu64 "   %7.2f per 1000 fetches%s\n", rn[rp], s->miss[rp],
-			per_k(s->miss[rp], s->fetches), rp == c->repl ? "   <- this CPU" : "");
+		fprintf(f, "  misses %-19s %12" PRIu64 "   %7.2f per 1000 fetches%s\n",
+			cachepin_repl__what(rp), s->miss[rp], per_k(s->miss[rp], s->fetches),
+			rp == c->repl ? "   <- this CPU" : "");
 	fprintf(f, "  fully associative LRU     %12" PRIu64 "   %7.2f per 1000 fetches\n", s->miss_fa_lru,
 		per_k(s->miss_fa_lru, s->fetches));
 	fprintf(f, "  fully associative optimal %12" PRIu64 "   %7.2f per 1000 fetches\n", s->miss_fa_opt,

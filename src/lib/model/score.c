@@ -116,7 +116,7 @@ static int sim_sets(const struct layout *l, const struct cachepin_refs *refs,
 		uint64_t *per_set = NULL, v;
 		uint32_t s;
 
-		if (r == CACHEPIN_REPL_OPT && (flags & CACHEPIN_SCORE_NO_OPT))
+		if (!cachepin_repl__online(r) && (flags & CACHEPIN_SCORE_NO_OPT))
 			continue;
 		if ((flags & CACHEPIN_SCORE_OWN_POLICY) && r != c->repl)
 			continue;

@@ -16,7 +16,9 @@
  * of its fetches evicts one of them) than among lukewarm ones.  A line
  * a unit shares with the one before it (packed, the one ends where the
  * other starts) is one line of its set, its rate the sum.  The search
- * (plan-search.c) improves the layout on the model's simulation.
+ * (plan-search.c) improves the layout on the model's simulation.  Which
+ * of the two estimates a policy takes, its row in the policy table
+ * (model/cache.c) says.
  *
  * The reference rule (CACHEPIN_PLAN_REFERENCE) is the simple colouring
  * the project measures itself against, with the same scan: a line costs
@@ -26,6 +28,7 @@
  */
 #include <math.h>
 #include "plan-int.h"
+#include "repl.h"
 
 struct hset {
 	double *r;		/* rates of its lines */
@@ -72,6 +75,7 @@ static void che(struct hset *s, uint32_t w, enum cachepin_repl repl)
 {
 	const double *r = s->r;
 	double sum = 0, x = s->t, f = 0, d = 0, e = 0;
+	bool rnd = cachepin_repl_estimate(repl) == REPL_EST_RANDOM;
 	size_t i;
 	unsigned int it;
 
@@ -87,7 +91,7 @@ static void che(struct hset *s, uint32_t w, enum cachepin_repl repl)
 		double g = -(double)w, nx;
 
 		for (d = 0, i = 0; i < s->n; i++) {
-			if (repl == CACHEPIN_REPL_RANDOM) {
+			if (rnd) {
 				double q = 1 + r[i] * x;
 
 				g += r[i] * x / q;
@@ -111,7 +115,7 @@ static void che(struct hset *s, uint32_t w, enum cachepin_repl repl)
 		x = nx;
 	}
 	for (d = 0, i = 0; i < s->n; i++) {
-		if (repl == CACHEPIN_REPL_RANDOM) {
+		if (rnd) {
 			double q = 1 + r[i] * x;
 
 			f += r[i] / q;
@@ -141,6 +145,7 @@ static double che_add(struct hset *s, double c, uint32_t w, enum cachepin_repl r
 		      double *scratch)
 {
 	double t = s->t, dt, h, slope;
+	bool rnd = cachepin_repl_estimate(repl) == REPL_EST_RANDOM;
 
 	if (s->n + 1 <= w)
 		return 0;
@@ -155,7 +160,7 @@ static double che_add(struct hset *s, double c, uint32_t w, enum cachepin_repl r
 		che(&x, w, repl);
 		return x.f;
 	}
-	if (repl == CACHEPIN_REPL_RANDOM) {
+	if (rnd) {
 		double q = 1 + c * t;
 
 		h = c * t / q;
@@ -169,7 +174,7 @@ static double che_add(struct hset *s, double c, uint32_t w, enum cachepin_repl r
 	dt = -h / slope;
 	if (t + dt <= 0)
 		dt = -t / 2;
-	return (repl == CACHEPIN_REPL_RANDOM ? c / (1 + c * (t + dt)) : c * exp(-c * (t + dt))) -
+	return (rnd ? c / (1 + c * (t + dt)) : c * exp(-c * (t + dt))) -
 	       s->e * dt;
 }
 
