@@ -18,24 +18,25 @@
 #include "cachepin/cache.h"
 #include "cachepin/layout.h"
 
-enum cachepin_sim_policy {
-	CACHEPIN_SIM_LRU,
-	CACHEPIN_SIM_RANDOM,	/* seeded, as cachepin_cache__simulate() */
-	CACHEPIN_SIM_RR,
-	CACHEPIN_SIM_FA_LRU,	/* fully associative LRU of the same size */
-	CACHEPIN_SIM__NR,
-};
+/*
+ * The policies simulate runs: a set-associative cache of each online
+ * replacement policy (cachepin_repl__online()), and the fully associative
+ * cache of those the policy table names one for ("fa-lru").  One bit
+ * each in cachepin_simulate_opts.policies.
+ */
+#define CACHEPIN_SIM_BIT(repl, fully_assoc) \
+	(1u << ((fully_assoc) ? CACHEPIN_REPL__NR + (unsigned int)(repl) : (unsigned int)(repl)))
 
-/* "lru", "random", "round-robin", "fa-lru". */
-const char *cachepin_sim_policy_name(enum cachepin_sim_policy p);
+/* "lru", "random", "round-robin", "fa-lru"; NULL for none simulate runs. */
+const char *cachepin_sim_policy_name(enum cachepin_repl r, bool fully_assoc);
 
-/* The policy named NAME ("rr" too); -1 if none. */
-int cachepin_sim_policy_parse(const char *name);
+/* The policy named NAME ("rr" too) into *R and *FULLY_ASSOC: 0, or -1 if none. */
+int cachepin_sim_policy_parse(const char *name, enum cachepin_repl *r, bool *fully_assoc);
 
 struct cachepin_simulate_opts {
 	const struct cachepin_cache *caches;
 	size_t nr_caches;
-	unsigned int policies;		/* bit per enum cachepin_sim_policy; 0: all */
+	unsigned int policies;		/* CACHEPIN_SIM_BIT()s; 0: all */
 	uint64_t seed;			/* random; 0 means 1 */
 	bool range;			/* fetch only [lo, hi) (addresses as traced) */
 	uint64_t lo, hi;
@@ -65,9 +66,10 @@ struct cachepin_simulate_set {
 
 struct cachepin_simulate_row {
 	const struct cachepin_cache *cache;	/* into opts->caches */
-	enum cachepin_sim_policy policy;
+	enum cachepin_repl repl;
+	bool fully_assoc;
 	uint64_t accesses, misses;
-	/* opts.worst_sets of them, most misses first (then by set); none for fa-lru */
+	/* opts.worst_sets of them, most misses first (then by set); none fully associative */
 	struct cachepin_simulate_set *worst;
 	size_t nr_worst;
 };
@@ -93,7 +95,8 @@ struct cachepin_simulation {
  * Simulate the trace PATH ("-" for standard input; a pipe is fine) into
  * OUT (released with cachepin_simulate__release()).  Returns 0, or a
  * negative errno after logging "'PATH': <problem>" (-EINVAL: not a trace
- * or a bad line, with its number), with OUT released.
+ * or a bad line, with its number; a policy bit simulate cannot run), with
+ * OUT released.
  */
 int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts *o,
 			   struct cachepin_simulation *out);

@@ -19,8 +19,8 @@ enum {
 };
 
 const struct tool_opt plan_opts[] = {
-	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several, "
-	  "the first planned for; the policy's simulator judges the candidates", 'c' },
+	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:%s] or preset; comma list for several, "
+	  "the first planned for; the policy's simulator judges the candidates", 'c', tool_cpu_policies },
 	{ "output", 'o', "FILE", "write the linker-script fragment to FILE (default: standard output)", OPT_OUTPUT },
 	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_ALIGN },
 	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },

@@ -23,9 +23,17 @@ enum {
 	OPT_JSON,
 };
 
+/* "lru,random,rr,fa-lru": the policies simulate runs, as the policy table has them. */
+static const char *sim_policy_list(void)
+{
+	static char buf[256];
+
+	return cachepin_repl__names(buf, sizeof(buf), ",", ",", false, true);
+}
+
 const struct tool_opt simulate_opts[] = {
 	TOOL_CACHE_OPT,
-	{ "policy", 'p', "LIST", "replacement policies: lru,random,rr,fa-lru (default all)", OPT_POLICY },
+	{ "policy", 'p', "LIST", "replacement policies: %s (default all)", OPT_POLICY, sim_policy_list },
 	{ "seed", 0, "N", "seed of the random policy (default 1)", OPT_SEED },
 	{ "range", 0, "LO-HI", "fetch only instructions at [LO, HI) as traced (a kernel's text)", OPT_RANGE },
 	{ "cpu", 0, "N", "QEMU logs of SMP guests: only this cpu's blocks", OPT_CPU },
@@ -61,21 +69,22 @@ static int parse_range(const char *arg, uint64_t *lo, uint64_t *hi)
 
 static int parse_policies(const char *arg, unsigned int *pol)
 {
-	char *dup = strdup(arg), *s, *save = NULL;
-	int p;
+	char *dup = strdup(arg), *s, *save = NULL, names[256];
+	enum cachepin_repl r;
+	bool fa;
 
 	if (!dup)
 		return tool_error("out of memory");
 	*pol = 0;
 	for (s = strtok_r(dup, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
-		p = cachepin_sim_policy_parse(s);
-		if (p < 0) {
+		if (cachepin_sim_policy_parse(s, &r, &fa)) {
 			tool_error("simulate: unknown policy '%s'", s);
-			tool_hint("use lru, random, rr (round-robin) or fa-lru, comma-separated");
+			tool_hint("use %s, comma-separated",
+				  cachepin_repl__names(names, sizeof(names), ", ", " or ", true, true));
 			free(dup);
 			return EXIT_USAGE;
 		}
-		*pol |= 1u << p;
+		*pol |= CACHEPIN_SIM_BIT(r, fa);
 	}
 	free(dup);
 	if (!*pol)
@@ -152,10 +161,10 @@ static void print_sets_text(const struct cachepin_binary *bin, const struct cach
 			continue;
 		if (r->nr_worst == 1)
 			printf("\n%s %s: the set with the most misses\n", r->cache->name,
-			       cachepin_sim_policy_name(r->policy));
+			       cachepin_sim_policy_name(r->repl, r->fully_assoc));
 		else
 			printf("\n%s %s: the %zu sets with the most misses\n", r->cache->name,
-			       cachepin_sim_policy_name(r->policy), r->nr_worst);
+			       cachepin_sim_policy_name(r->repl, r->fully_assoc), r->nr_worst);
 		for (j = 0; j < r->nr_worst; j++) {
 			const struct cachepin_simulate_set *ws = &r->worst[j];
 			uint64_t rest = ws->misses;
@@ -201,7 +210,7 @@ static void print_text(const char *trace, const struct sim_args *a,
 		const struct cachepin_simulate_row *r = &s->rows[i];
 
 		printf("%-16s %-12s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %8.3f\n", r->cache->name,
-		       cachepin_sim_policy_name(r->policy), r->accesses, r->misses, s->insns,
+		       cachepin_sim_policy_name(r->repl, r->fully_assoc), r->accesses, r->misses, s->insns,
 		       s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);
 	}
 	print_sets_text(bin, s);
@@ -276,7 +285,7 @@ static void print_json(const char *trace, const struct sim_args *a,
 		tool_json_u64(&j, "size", r->cache->size);
 		tool_json_u64(&j, "ways", r->cache->ways);
 		tool_json_u64(&j, "line", r->cache->line);
-		tool_json_str(&j, "policy", cachepin_sim_policy_name(r->policy));
+		tool_json_str(&j, "policy", cachepin_sim_policy_name(r->repl, r->fully_assoc));
 		tool_json_u64(&j, "accesses", r->accesses);
 		tool_json_u64(&j, "misses", r->misses);
 		tool_json_num(&j, "mpki", 3, s->insns ? 1000.0 * (double)r->misses / (double)s->insns : 0.0);

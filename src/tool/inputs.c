@@ -23,6 +23,13 @@ static int push(const char ***arr, size_t *n, const char *v)
 	return 0;
 }
 
+const char *tool_cpu_policies(void)
+{
+	static char buf[256];
+
+	return cachepin_repl__names(buf, sizeof(buf), "|", "|", false, false);
+}
+
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 {
 	switch (id) {

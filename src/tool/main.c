@@ -84,6 +84,18 @@ void tool_hint(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* O's help, what its list returns in place of its "%s". */
+static void tool_opt_help(const struct tool_opt *o, FILE *f)
+{
+	const char *at = o->list ? strstr(o->help, "%s") : NULL;
+
+	if (!at) {
+		fputs(o->help, f);
+		return;
+	}
+	fprintf(f, "%.*s%s%s", (int)(at - o->help), o->help, o->list(), at + 2);
+}
+
 void tool_usage(const struct tool_cmd *cmd, FILE *f)
 {
 	const struct tool_opt *o;
@@ -100,7 +112,9 @@ void tool_usage(const struct tool_cmd *cmd, FILE *f)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
 				 o->arg ? o->arg : "");
-		fprintf(f, "    %-28s %s\n", left, o->help);
+		fprintf(f, "    %-28s ", left);
+		tool_opt_help(o, f);
+		fprintf(f, "\n");
 	}
 	fprintf(f, "    %-28s %s\n", "-v, --verbose", "more progress messages (repeat for debug)");
 	fprintf(f, "    %-28s %s\n", "-h, --help", "show this help");

@@ -18,8 +18,9 @@ struct tool_opt {
 	const char *name;	/* long name */
 	int short_name;		/* 0 if none */
 	const char *arg;	/* argument name, NULL for flags */
-	const char *help;
+	const char *help;	/* with LIST: its "%s" is what LIST returns */
 	int id;			/* value returned by the parser */
+	const char *(*list)(void);	/* names the help lists (policies), or NULL */
 };
 
 struct tool_cmd {
@@ -95,7 +96,10 @@ struct tool_inputs {
 	{ "keep-idle", 0, NULL, "a kernel's idle loop is heat too (default: its samples of a time event wait, left out)", 1006 }
 
 #define TOOL_CACHE_OPT \
-	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:lru|random|rr] or preset; comma list for several (default: the recording machine's L1I from perf.data, else cortex-a9-32k)", 'c' }
+	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:%s] or preset; comma list for several (default: the recording machine's L1I from perf.data, else cortex-a9-32k)", 'c', tool_cpu_policies }
+
+/* "lru|random|rr": the policies a cache SPEC may name, as the policy table has them. */
+const char *tool_cpu_policies(void);
 
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
 /* Parse a non-negative number for option WHAT; 0, or EXIT_USAGE after an error. */

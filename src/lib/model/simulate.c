@@ -15,28 +15,47 @@
 
 #define HEAD 4096
 
-static const char *const policy_names[CACHEPIN_SIM__NR] = {
-	[CACHEPIN_SIM_LRU] = "lru",
-	[CACHEPIN_SIM_RANDOM] = "random",
-	[CACHEPIN_SIM_RR] = "round-robin",
-	[CACHEPIN_SIM_FA_LRU] = "fa-lru",
-};
-
-const char *cachepin_sim_policy_name(enum cachepin_sim_policy p)
+const char *cachepin_sim_policy_name(enum cachepin_repl r, bool fully_assoc)
 {
-	return p < CACHEPIN_SIM__NR ? policy_names[p] : "?";
+	if (fully_assoc)
+		return cachepin_repl__fa_name(r);
+	return cachepin_repl__online(r) ? cachepin_repl_name(r) : NULL;
 }
 
-int cachepin_sim_policy_parse(const char *name)
+int cachepin_sim_policy_parse(const char *name, enum cachepin_repl *r, bool *fully_assoc)
 {
 	int p;
 
-	if (!strcmp(name, "rr"))
-		return CACHEPIN_SIM_RR;
-	for (p = 0; p < CACHEPIN_SIM__NR; p++)
-		if (!strcmp(name, policy_names[p]))
-			return p;
-	return -1;
+	for (p = 0; p < CACHEPIN_REPL__NR; p++) {
+		const char *fa = cachepin_repl__fa_name((enum cachepin_repl)p);
+
+		if (fa && !strcmp(name, fa)) {
+			*r = (enum cachepin_repl)p;
+			*fully_assoc = true;
+			return 0;
+		}
+	}
+	p = cachepin_repl__parse(name, true);
+	if (p < 0)
+		return -1;
+	*r = (enum cachepin_repl)p;
+	*fully_assoc = false;
+	return 0;
+}
+
+/* Every policy simulate runs, as CACHEPIN_SIM_BIT()s. */
+static unsigned int sim_policies_all(void)
+{
+	unsigned int all = 0;
+	int p;
+
+	for (p = 0; p < CACHEPIN_REPL__NR; p++) {
+		if (cachepin_sim_policy_name((enum cachepin_repl)p, false))
+			all |= CACHEPIN_SIM_BIT(p, false);
+		if (cachepin_sim_policy_name((enum cachepin_repl)p, true))
+			all |= CACHEPIN_SIM_BIT(p, true);
+	}
+	return all;
 }
 
 /* A line that missed (opts.worst_sets): its misses per simulator of its stream. */
@@ -207,52 +226,63 @@ static int on_fetch(void *ctx, uint64_t addr, uint32_t size)
 	return 0;
 }
 
-/* Streams and simulators for every cache and policy asked; rows in order. */
+/* The stream of cache C's line size, made if new; NULL if there are too many (-EINVAL) or ENOMEM. */
+static struct stream *engine_stream(struct engine *en, const struct cachepin_cache *c, size_t n,
+				    int *err)
+{
+	struct stream *s;
+	size_t j;
+
+	for (j = 0; j < en->nr_st; j++)
+		if (en->st[j].shift == c->line_shift)
+			return &en->st[j];
+	*err = -EINVAL;
+	if (en->nr_st == ARRAY_SIZE(en->st))
+		return NULL;
+	*err = -ENOMEM;
+	s = &en->st[en->nr_st++];
+	s->shift = c->line_shift;
+	s->sims = calloc(n + 1, sizeof(*s->sims));
+	s->row = calloc(n + 1, sizeof(*s->row));
+	return s->sims && s->row ? s : NULL;
+}
+
+/*
+ * Streams and simulators for every cache and policy asked; rows in
+ * order: per cache the set-associative policies in the table's order,
+ * then the fully associative ones.
+ */
 static int engine_init(struct engine *en, const struct cachepin_simulate_opts *o,
 		       struct cachepin_simulation *out)
 {
-	unsigned int pol = o->policies ? o->policies : (1u << CACHEPIN_SIM__NR) - 1;
-	size_t i, j, n = 0;
-	int p;
+	unsigned int pol = o->policies ? o->policies : sim_policies_all();
+	size_t i, n = 0;
+	int err = 0, b;
 
 	memset(en, 0, sizeof(*en));
 	en->o = o;
 	en->out = out;
-	for (i = 0; i < o->nr_caches; i++)
-		for (p = 0; p < CACHEPIN_SIM__NR; p++)
-			n += (pol >> p) & 1;
+	n = o->nr_caches * (size_t)__builtin_popcount(pol);
 	out->rows = calloc(n + 1, sizeof(*out->rows));
 	if (!out->rows)
 		return -ENOMEM;
 	for (i = 0; i < o->nr_caches; i++) {
 		const struct cachepin_cache *c = &o->caches[i];
-		struct stream *s = NULL;
+		struct stream *s = engine_stream(en, c, n, &err);
 
-		for (j = 0; j < en->nr_st; j++)
-			if (en->st[j].shift == c->line_shift)
-				s = &en->st[j];
-		if (!s) {
-			if (en->nr_st == ARRAY_SIZE(en->st))
-				return -EINVAL;
-			s = &en->st[en->nr_st++];
-			s->shift = c->line_shift;
-			s->sims = calloc(n + 1, sizeof(*s->sims));
-			s->row = calloc(n + 1, sizeof(*s->row));
-			if (!s->sims || !s->row)
-				return -ENOMEM;
-		}
-		for (p = 0; p < CACHEPIN_SIM__NR; p++) {
+		if (!s)
+			return err;
+		for (b = 0; b < 2 * CACHEPIN_REPL__NR; b++) {
 			struct cachepin_simulate_row *r;
 
-			if (!((pol >> p) & 1))
+			if (!((pol >> b) & 1))
 				continue;
 			r = &out->rows[out->nr_rows];
 			r->cache = c;
-			r->policy = p;
-			s->sims[s->nr] = cachepin_cache_sim__new(c,
-				p == CACHEPIN_SIM_RANDOM ? CACHEPIN_REPL_RANDOM :
-				p == CACHEPIN_SIM_RR ? CACHEPIN_REPL_RR : CACHEPIN_REPL_LRU,
-				p == CACHEPIN_SIM_FA_LRU, o->seed ? o->seed : 1);
+			r->fully_assoc = b >= CACHEPIN_REPL__NR;
+			r->repl = (enum cachepin_repl)(b % CACHEPIN_REPL__NR);
+			s->sims[s->nr] = cachepin_cache_sim__new(c, r->repl, r->fully_assoc,
+								  o->seed ? o->seed : 1);
 			if (!s->sims[s->nr])
 				return -ENOMEM;
 			s->row[s->nr++] = out->nr_rows++;
@@ -292,7 +322,7 @@ static int worst_sets(const struct engine *en, struct stream *s, size_t k,
 	uint32_t set, n = en->o->worst_sets, *rank;
 	size_t j;
 
-	if (r->policy == CACHEPIN_SIM_FA_LRU)
+	if (r->fully_assoc)
 		return 0;
 	key = calloc(c->sets, sizeof(*key));
 	rank = malloc(c->sets * sizeof(*rank));
@@ -413,6 +443,12 @@ int cachepin_simulate__run(const char *path, const struct cachepin_simulate_opts
 	if (!head) {
 		pr_warn("out of memory\n");
 		return -ENOMEM;
+	}
+	if (o->policies & ~sim_policies_all()) {
+		pr_warn("'%s': a policy simulate cannot run (bits 0x%x)\n", path,
+			o->policies & ~sim_policies_all());
+		free(head);
+		return -EINVAL;
 	}
 	if ((err = engine_init(&en, o, out))) {
 		if (err == -EINVAL)
