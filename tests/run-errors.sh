@@ -257,6 +257,26 @@ cachepin: too many caches (at most 8)
 EOF
 rc=0; $CACHEPIN score notelf good.prof 2>/dev/null || rc=$?
 [ $rc = 1 ] || fail "bad input must exit 1 (got $rc)"
+# an unknown replacement policy is a usage error, never a default: one
+# line naming it, then the policies the table has
+for p in bogus fa-random optimal LRU; do
+	rc=0; $CACHEPIN simulate -c 4K:4:32 -p lru,$p trace.log > policy.out 2> policy.err || rc=$?
+	[ $rc = 129 ] || fail "simulate -p lru,$p must exit 129 (got $rc)"
+	testrun_compare cat policy.err <<EOF
+cachepin: simulate: unknown policy '$p'
+hint: use lru, random, rr (round-robin) or fa-lru, comma-separated
+EOF
+	[ ! -s policy.out ] || fail "simulate -p lru,$p printed a report"
+done
+for p in bogus optimal fa-lru; do
+	rc=0; $CACHEPIN score -c 4K:4:32:$p hotfuncs good.prof > policy.out 2> policy.err || rc=$?
+	[ $rc = 129 ] || fail "score -c 4K:4:32:$p must exit 129 (got $rc)"
+	testrun_compare cat policy.err <<EOF
+cachepin: invalid cache geometry '4K:4:32:$p': unknown policy '$p'
+hint: lru, random or rr (round-robin)
+EOF
+	[ ! -s policy.out ] || fail "score -c 4K:4:32:$p printed a report"
+done
 # a usage error after options that allocate (--objects, --fixed) frees
 # them: under the sanitizers a leak would change the status
 for c in "profile --objects hotfuncs.o hotfuncs" "check --fixed main hotfuncs" "score --fixed main hotfuncs" \
