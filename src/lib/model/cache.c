@@ -443,6 +443,33 @@ struct fa_online {
 	uint64_t rng;
 };
 
+static int fa_online_init(struct fa_online *f, const struct cachepin_cache *c, uint64_t seed)
+{
+	uint32_t hsize = 1;
+
+	f->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	f->cap = c->size / c->line;
+	while (hsize < 2 * f->cap)
+		hsize <<= 1;
+	f->hmask = hsize - 1;
+	f->head = f->tail = UINT32_MAX;
+	f->line = malloc(f->cap * sizeof(*f->line));
+	f->prev = malloc(f->cap * sizeof(*f->prev));
+	f->next = malloc(f->cap * sizeof(*f->next));
+	f->res = malloc(f->cap * sizeof(*f->res));
+	f->hash = calloc(hsize, sizeof(*f->hash));
+	return f->line && f->prev && f->next && f->res && f->hash ? 0 : -ENOMEM;
+}
+
+static void fa_online_release(struct fa_online *f)
+{
+	free(f->line);
+	free(f->prev);
+	free(f->next);
+	free(f->res);
+	free(f->hash);
+}
+
 static inline uint32_t fa_hash(uint64_t line, uint32_t mask)
 {
 	return (uint32_t)((line * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
@@ -823,8 +850,12 @@ out:
 
 /*
  * The table: a row per policy, in the order of enum cachepin_repl.  A
- * new policy is its enumerator, its code above and its row here; every
- * simulator, name, parser and list below takes it from the row.
+ * new policy is its enumerator, its code above and its row here: its
+ * set-associative hit and victim (SA_DEFINE) and, if it decides on the
+ * past alone, its fully associative hit, eviction and placement
+ * (FA_DEFINE); a fully associative array simulator of its own (fa_run)
+ * only if the online step is too slow on a whole string.  Every
+ * simulator, name, parser and list below takes the policy from its row.
  */
 struct repl_policy {
 	const char *name;
@@ -836,7 +867,10 @@ struct repl_policy {
 	/* set-associative: a reference string; one access (NULL: not online) */
 	uint64_t (*sa_run)(struct sa_state *s, const struct sa_run *a);
 	uint32_t (*sa_step)(struct sa_state *s, uint64_t line, uint64_t now);
-	/* fully associative: a reference string; one access (NULL: not online) */
+	/*
+	 * fully associative: a reference string (NULL: the online step over
+	 * it); one access (NULL: not online)
+	 */
 	uint64_t (*fa_run)(const struct fa_run *a, uint64_t seed);
 	uint32_t (*fa_step)(struct fa_online *f, uint64_t line);
 };
@@ -985,6 +1019,31 @@ out:
 	return total;
 }
 
+/* A policy without a fully associative array simulator: its online step over the string. */
+static uint64_t fa_run_online(const struct cachepin_cache *c, const struct repl_policy *p,
+			      const struct cachepin_refs *r, uint64_t seed,
+			      uint64_t *set_misses, uint8_t *miss)
+{
+	struct fa_online f = { 0 };
+	uint64_t total = UINT64_MAX;
+	size_t i;
+
+	if (fa_online_init(&f, c, seed))
+		goto out;
+	for (total = 0, i = 0; i < r->n; i++) {
+		bool missed = p->fa_step(&f, r->lines[i]) >> 31;
+
+		if (miss)
+			miss[i] = missed;
+		total += missed;
+	}
+	if (set_misses)
+		set_misses[0] += total;
+out:
+	fa_online_release(&f);
+	return total;
+}
+
 static uint64_t sim_fully_assoc(const struct cachepin_cache *c, const struct repl_policy *p,
 				const struct cachepin_refs *r, uint64_t seed,
 				uint64_t *set_misses, uint8_t *miss)
@@ -1010,10 +1069,12 @@ uint64_t cachepin_cache__simulate_refs(const struct cachepin_cache *c, enum cach
 {
 	const struct repl_policy *p = repl_get(repl);
 
-	if (!p || (fully_assoc && !p->fa_run)) {
+	if (!p || (fully_assoc && !p->fa_run && !p->fa_step)) {
 		errno = EINVAL;	/* an unknown policy is an error, never another policy's figure */
 		return UINT64_MAX;
 	}
+	if (fully_assoc && !p->fa_run)
+		return fa_run_online(c, p, r, seed, set_misses, miss);
 	if (fully_assoc)
 		return sim_fully_assoc(c, p, r, seed, set_misses, miss);
 	return sim_set_assoc(c, p, r, seed, set_misses, miss);
@@ -1039,24 +1100,6 @@ struct cachepin_cache_sim {
 	uint64_t now, misses;
 	uint64_t *set_misses;
 };
-
-static int fa_online_init(struct fa_online *f, const struct cachepin_cache *c, uint64_t seed)
-{
-	uint32_t hsize = 1;
-
-	f->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
-	f->cap = c->size / c->line;
-	while (hsize < 2 * f->cap)
-		hsize <<= 1;
-	f->hmask = hsize - 1;
-	f->head = f->tail = UINT32_MAX;
-	f->line = malloc(f->cap * sizeof(*f->line));
-	f->prev = malloc(f->cap * sizeof(*f->prev));
-	f->next = malloc(f->cap * sizeof(*f->next));
-	f->res = malloc(f->cap * sizeof(*f->res));
-	f->hash = calloc(hsize, sizeof(*f->hash));
-	return f->line && f->prev && f->next && f->res && f->hash ? 0 : -ENOMEM;
-}
 
 struct cachepin_cache_sim *cachepin_cache_sim__new(const struct cachepin_cache *c,
 						   enum cachepin_repl repl, bool fully_assoc,
@@ -1114,11 +1157,7 @@ void cachepin_cache_sim__free(struct cachepin_cache_sim *s)
 		return;
 	if (!s->fa)
 		sa_release(&s->sa);
-	free(s->f.line);
-	free(s->f.prev);
-	free(s->f.next);
-	free(s->f.res);
-	free(s->f.hash);
+	fa_online_release(&s->f);
 	free(s->set_misses);
 	free(s);
 }
