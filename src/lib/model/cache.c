@@ -1093,7 +1093,9 @@ uint64_t cachepin_cache__simulate(const struct cachepin_cache *c, enum cachepin_
 
 struct cachepin_cache_sim {
 	struct cachepin_cache c;
-	const struct repl_policy *p;
+	/* the policy's step, taken from its row once: fully associative or not */
+	uint32_t (*fa_step)(struct fa_online *f, uint64_t line);
+	uint32_t (*sa_step)(struct sa_state *s, uint64_t line, uint64_t now);
 	bool fa;
 	struct sa_state sa;
 	struct fa_online f;
@@ -1116,8 +1118,11 @@ struct cachepin_cache_sim *cachepin_cache_sim__new(const struct cachepin_cache *
 	if (!s)
 		goto nomem;
 	s->c = *c;
-	s->p = p;
 	s->fa = fully_assoc;
+	if (fully_assoc)
+		s->fa_step = p->fa_step;
+	else
+		s->sa_step = p->sa_step;
 	s->set_misses = calloc(fully_assoc ? 1 : c->sets, sizeof(*s->set_misses));
 	if (!s->set_misses)
 		goto nomem;
@@ -1132,7 +1137,7 @@ nomem:
 
 int cachepin_cache_sim__access(struct cachepin_cache_sim *s, uint64_t line)
 {
-	uint32_t v = s->fa ? s->p->fa_step(&s->f, line) : s->p->sa_step(&s->sa, line, ++s->now);
+	uint32_t v = s->fa ? s->fa_step(&s->f, line) : s->sa_step(&s->sa, line, ++s->now);
 
 	if (!(v >> 31))
 		return 0;
