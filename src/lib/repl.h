@@ -10,7 +10,7 @@
 #include "cachepin/cache.h"
 
 enum repl_estimate {
-	REPL_EST_CHE,		/* Che's approximation of LRU: a line hits with 1 - exp(-r T) */
+	REPL_EST_CHE,		/* Che's approximation of LRU: hit ratio 1 - exp(-r T) */
 	REPL_EST_RANDOM,	/* random replacement's stationary hit ratio r T / (1 + r T) */
 };
 

@@ -78,9 +78,9 @@ static int parse_policies(const char *arg, unsigned int *pol)
 	*pol = 0;
 	for (s = strtok_r(dup, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
 		if (cachepin_sim_policy_parse(s, &r, &fa)) {
+			cachepin_repl__names(names, sizeof(names), ", ", " or ", true, true);
 			tool_error("simulate: unknown policy '%s'", s);
-			tool_hint("use %s, comma-separated",
-				  cachepin_repl__names(names, sizeof(names), ", ", " or ", true, true));
+			tool_hint("use %s, comma-separated", names);
 			free(dup);
 			return EXIT_USAGE;
 		}

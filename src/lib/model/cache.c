@@ -204,9 +204,9 @@ int cachepin_cache__parse(struct cachepin_cache *c, const char *spec)
 		if (r < 0) {
 			char names[256];
 
+			cachepin_repl__names(names, sizeof(names), ", ", " or ", true, false);
 			pr_warn("invalid cache geometry '%s': unknown policy '%s'\n", spec, f[3]);
-			pr_warn("hint: %s\n", cachepin_repl__names(names, sizeof(names), ", ", " or ",
-								  true, false));
+			pr_warn("hint: %s\n", names);
 			return -EINVAL;
 		}
 		c->repl = (enum cachepin_repl)r;
@@ -861,7 +861,7 @@ struct repl_policy {
 	const char *name;
 	const char *short_name;	/* the command line's other name for it, or NULL */
 	const char *what;	/* as score's report says it */
-	const char *fa_name;	/* cachepin simulate runs its fully associative cache, or NULL */
+	const char *fa_name;	/* simulate's fully associative cache of it, or NULL */
 	enum repl_estimate estimate;	/* the planner's estimate of a set's misses */
 	bool future;		/* sa_run() needs each reference's next use */
 	/* set-associative: a reference string; one access (NULL: not online) */
@@ -978,8 +978,12 @@ const char *cachepin_repl__names(char *buf, size_t size, const char *sep, const 
 	if (size)
 		buf[0] = '\0';
 	for (i = 0; i < n && at < size; i++) {
-		k = snprintf(buf + at, size - at, "%s%s%s%s%s", !i ? "" : i + 1 < n ? sep : last,
-			     name[i], full[i] ? " (" : "", full[i] ? full[i] : "", full[i] ? ")" : "");
+		const char *before = !i ? "" : i + 1 < n ? sep : last;
+
+		if (full[i])
+			k = snprintf(buf + at, size - at, "%s%s (%s)", before, name[i], full[i]);
+		else
+			k = snprintf(buf + at, size - at, "%s%s", before, name[i]);
 		if (k < 0)
 			break;
 		at += (size_t)k;
@@ -1070,7 +1074,8 @@ uint64_t cachepin_cache__simulate_refs(const struct cachepin_cache *c, enum cach
 	const struct repl_policy *p = repl_get(repl);
 
 	if (!p || (fully_assoc && !p->fa_run && !p->fa_step)) {
-		errno = EINVAL;	/* an unknown policy is an error, never another policy's figure */
+		/* an unknown policy is an error, never another policy's figure */
+		errno = EINVAL;
 		return UINT64_MAX;
 	}
 	if (fully_assoc && !p->fa_run)

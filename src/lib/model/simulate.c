@@ -226,7 +226,7 @@ static int on_fetch(void *ctx, uint64_t addr, uint32_t size)
 	return 0;
 }
 
-/* The stream of cache C's line size, made if new; NULL if there are too many (-EINVAL) or ENOMEM. */
+/* The stream of C's line size, made if new; NULL with *ERR -EINVAL (too many) or -ENOMEM. */
 static struct stream *engine_stream(struct engine *en, const struct cachepin_cache *c, size_t n,
 				    int *err)
 {
