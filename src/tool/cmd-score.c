@@ -92,6 +92,7 @@ static int score_opt(int id, const char *arg, void *ctx)
 
 struct report {
 	struct score_args *a;
+	struct cachepin_session *s;
 	struct cachepin_binary *bin;
 	struct cachepin_profile *prof;
 	struct cachepin_model *model;
@@ -422,29 +423,21 @@ static int write_json(FILE *f, void *ctx)
 	return 0;
 }
 
-/* The binary, the profile, the model and every geometry's score into R.  0 or 1. */
-static int score_build(struct score_args *a, struct report *r, struct cachepin_load *load,
-		       const char *profile)
+/* The session (binary, profile, model, every geometry's score) into R, and the source lines.  0 or 1. */
+static int score_build(struct score_args *a, struct report *r, const char *profile)
 {
-	struct cachepin_model_opts mo = { .refs = a->refs, .whole = a->whole };
-	size_t i;
+	struct cachepin_session_opts o = {
+		.model = { .refs = a->refs, .whole = a->whole }, .score_flags = CACHEPIN_SCORE_DETAIL,
+	};
 
-	r->bin = tool_open_binary(&a->in);
-	if (!r->bin || tool_load_profile(&a->in, r->bin, profile, load))
+	r->s = tool_session(&a->in, profile, &o, tool_find_cmd("score")->needs);
+	if (!r->s)
 		return 1;
-	tool_recorded_cache(&a->in, load, profile);
-	r->prof = load->profile;
-	r->model = cachepin_model__new(r->prof, r->bin, load->map, &mo);
-	if (!r->model)
-		return tool_error("cannot build the model: %s", strerror(errno));
-	r->scores = calloc(a->in.nr_caches, sizeof(*r->scores));
-	if (!r->scores)
-		return tool_error("out of memory");
-	for (i = 0; i < a->in.nr_caches; i++) {
-		if (cachepin_score__run(r->model, NULL, &a->in.caches[i], CACHEPIN_SCORE_DETAIL, &r->scores[i]))
-			return tool_error("out of memory");
-		r->nr_scores++;
-	}
+	r->bin = r->s->bin;
+	r->prof = r->s->load.profile;
+	r->model = r->s->model;
+	r->scores = r->s->scores;
+	r->nr_scores = r->s->nr_scores;
 	if (!a->json && a->lines) {
 		r->sl = cachepin_srcline__open(a->in.binary);
 		if (!r->sl && errno == ENODATA)
@@ -483,9 +476,7 @@ int cmd_score(int argc, char **argv)
 {
 	struct score_args a = { .top = 10 };
 	struct report r = { .a = &a };
-	struct cachepin_load load = { 0 };
 	int first, rc = 1;
-	size_t i;
 
 	first = tool_parse(tool_find_cmd("score"), argc, argv, score_opt, &a);
 	if (argc - first != 2) {
@@ -507,19 +498,14 @@ int cmd_score(int argc, char **argv)
 			goto out;
 		rc = 1;
 	}
-	if (score_build(&a, &r, &load, argv[first + 1]))
+	if (score_build(&a, &r, argv[first + 1]))
 		goto out;
 	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
 	if (!rc && a.svg)
 		rc = score_svg(&a, &r);
 out:
 	cachepin_srcline__free(r.sl);
-	for (i = 0; i < r.nr_scores; i++)
-		cachepin_score__release(&r.scores[i]);
-	free(r.scores);
-	cachepin_model__free(r.model);
-	cachepin_load__release(&load);
-	cachepin_binary__free(r.bin);
+	cachepin_session__free(r.s);
 	tool_inputs_release(&a.in);
 	return rc;
 }

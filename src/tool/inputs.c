@@ -209,3 +209,42 @@ int tool_parse_count(const char *arg, uint64_t *v, const char *what, uint64_t ma
 	return 0;
 }
 
+
+int tool_session_open(struct tool_inputs *in, struct cachepin_session *s, unsigned int needs)
+{
+	int err = cachepin_session__open(s, needs);
+
+	in->mode = s->mode;
+	if (s->nr_caches)
+		in->caches[0] = s->caches[0];
+	in->cache_default = s->cache_default;
+	return err ? 1 : 0;
+}
+
+struct cachepin_session *tool_session(struct tool_inputs *in, const char *profile,
+				      struct cachepin_session_opts *o, unsigned int needs)
+{
+	struct cachepin_session *s;
+
+	o->binary = in->binary;
+	o->map = in->map;
+	o->objects = in->objects;
+	o->nr_objects = in->nr_objects;
+	o->fixed = in->fixed;
+	o->nr_fixed = in->nr_fixed;
+	o->has_ebase = in->has_ebase;
+	o->ebase = in->ebase;
+	o->mode = in->mode;
+	o->profile = profile;
+	o->period = in->period;
+	o->keep_idle = in->keep_idle;
+	o->caches = in->caches;
+	o->nr_caches = in->nr_caches;
+	o->cache_default = in->cache_default;
+	s = cachepin_session__new(o);
+	if (s && tool_session_open(in, s, needs)) {
+		cachepin_session__free(s);
+		return NULL;
+	}
+	return s;
+}

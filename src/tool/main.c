@@ -13,6 +13,11 @@ int tool_verbose;
 
 static const struct tool_opt no_opts[] = { { NULL } };
 
+#define NEED_BINARY CACHEPIN_SESSION_BINARY
+#define NEED_PROFILE CACHEPIN_SESSION_PROFILE
+#define NEED_MODEL CACHEPIN_SESSION_MODEL
+#define NEED_SCORES CACHEPIN_SESSION_SCORES
+
 extern const struct tool_opt profile_opts[], score_opts[], plan_opts[], check_opts[],
 	simulate_opts[], diff_opts[], whatif_opts[];
 
@@ -20,7 +25,7 @@ const struct tool_cmd tool_cmds[] = {
 	{ "profile", cmd_profile, "turn perf samples or a hot list into a cachepin profile",
 	  "[options] BINARY INPUT", profile_opts },
 	{ "score", cmd_score, "estimate the I-cache misses of the binary's layout",
-	  "[options] BINARY PROFILE", score_opts },
+	  "[options] BINARY PROFILE", score_opts, NEED_BINARY | NEED_PROFILE | NEED_MODEL | NEED_SCORES },
 	{ "plan", cmd_plan, "plan a set-aware layout: linker-script fragment and alignment file",
 	  "[options] BINARY PROFILE", plan_opts },
 	{ "check", cmd_check, "verify a relinked binary against the alignment file",

@@ -9,6 +9,7 @@
 #include "cachepin/cache.h"
 #include "cachepin/objects.h"
 #include "cachepin/profile.h"
+#include "cachepin/session.h"
 
 #define EXIT_USAGE 129
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -29,6 +30,12 @@ struct tool_cmd {
 	const char *summary;
 	const char *usage;	/* "[options] BINARY PROFILE" */
 	const struct tool_opt *opts;	/* terminated by a NULL name */
+	/*
+	 * What the command's session opens (enum cachepin_session_need), as
+	 * git's RUN_SETUP: the command asks tool_session() for it, all or a
+	 * part at a time.
+	 */
+	unsigned int needs;
 };
 
 extern const struct tool_cmd tool_cmds[];
@@ -130,6 +137,17 @@ struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
  */
 int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const char *path,
 		      struct cachepin_load *l);
+
+/*
+ * The session of IN's inputs and PROFILE (NULL: none), with the
+ * command's own options in O (the inputs' fields are filled in here),
+ * opened as far as NEEDS: NULL after a message.  tool_session_open()
+ * opens more of S: 0, or 1 after a message.  Both leave in IN what the
+ * session found (the samples' mode, the recorded cache) for a next one.
+ */
+struct cachepin_session *tool_session(struct tool_inputs *in, const char *profile,
+				      struct cachepin_session_opts *o, unsigned int needs);
+int tool_session_open(struct tool_inputs *in, struct cachepin_session *s, unsigned int needs);
 
 /*
  * A write callback's error that it (or the library) has said already:

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A session: what a command reads and builds before it reports, made
+ * once, as perf's perf_session__new() does: the binary with its link
+ * map, objects and fixed units, the profile matched against it, the
+ * model, a score of the binary's layout per cache geometry.
+ *
+ * A command asks for what it needs (enum cachepin_session_need), all at
+ * once or step by step (what it checks in between comes in between);
+ * each step says what went wrong itself.  cachepin_session__free()
+ * frees everything the session opened.
+ */
+#ifndef CACHEPIN_SESSION_H
+#define CACHEPIN_SESSION_H
+
+#include "cachepin/binary.h"
+#include "cachepin/cache.h"
+#include "cachepin/model.h"
+#include "cachepin/objects.h"
+#include "cachepin/profile.h"
+#include "cachepin/score.h"
+
+/* What a command needs; each implies the steps before it. */
+enum cachepin_session_need {
+	CACHEPIN_SESSION_BINARY	 = (1 << 0),	/* the binary, its map, objects, fixed units */
+	CACHEPIN_SESSION_PROFILE = (1 << 1),	/* the profile, matched against the binary */
+	CACHEPIN_SESSION_MODEL	 = (1 << 2),	/* the model of the profile */
+	CACHEPIN_SESSION_SCORES	 = (1 << 3),	/* the binary's layout scored per cache */
+};
+
+#define CACHEPIN_SESSION_MAX_CACHES 8
+
+/* What to open.  The strings are the caller's and must outlive the session. */
+struct cachepin_session_opts {
+	const char *binary;	/* an ELF file; with symmap a System.map or nm output */
+	bool symmap;		/* binary is a symbol map (cachepin_binary__open_symmap()) */
+	const char *map;	/* GNU ld link map of the binary, or NULL */
+	const char *const *objects;	/* objects and archives of the link */
+	size_t nr_objects;
+	const char *const *fixed;	/* patterns of units kept fixed (--fixed) */
+	size_t nr_fixed;
+	bool has_ebase;		/* 32-bit MIPS kernels: the exception base */
+	uint64_t ebase;
+	int mode;		/* 0: by the binary (a kernel's samples of a kernel); 1 kernel; 2 user */
+	const char *profile;	/* any input cachepin_profile__load() reads */
+	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
+	bool keep_idle;		/* a kernel's idle loop stays heat */
+	struct cachepin_model_opts model;
+	const struct cachepin_cache *caches;	/* the geometries to score */
+	size_t nr_caches;	/* at most CACHEPIN_SESSION_MAX_CACHES */
+	bool cache_default;	/* caches[0] is a default: the recording machine's L1I replaces it */
+	unsigned int score_flags;	/* CACHEPIN_SCORE_* */
+	bool name_binary;	/* a model that cannot be built is said of the binary by name */
+};
+
+struct cachepin_session {
+	struct cachepin_session_opts opts;	/* a copy; caches point to the session's own */
+	unsigned int open;		/* enum cachepin_session_need: what is open */
+	int mode;			/* opts.mode, or what the binary is (1 kernel, 2 user) */
+	struct cachepin_binary *bin;
+	struct cachepin_objects *objs;	/* opts.objects, loaded once */
+	struct cachepin_load load;	/* the profile */
+	/*
+	 * The geometries, the first replaced by the recording machine's L1I
+	 * (said) where opts.cache_default and the profile gives one;
+	 * cache_default stays set until a profile with a recorded cache came.
+	 */
+	struct cachepin_cache caches[CACHEPIN_SESSION_MAX_CACHES];
+	size_t nr_caches;
+	bool cache_default;
+	struct cachepin_model *model;
+	struct cachepin_score *scores;	/* one per cache, as linked */
+	size_t nr_scores;
+};
+
+/*
+ * A session of OPTS, nothing opened yet.  Returns it, to be freed with
+ * cachepin_session__free(), or NULL with errno set after logging (EINVAL:
+ * more caches than CACHEPIN_SESSION_MAX_CACHES; ENOMEM).
+ */
+struct cachepin_session *cachepin_session__new(const struct cachepin_session_opts *opts);
+
+/*
+ * Open what NEEDS (enum cachepin_session_need) asks for and is not open
+ * yet, with the steps it implies, in order: binary, profile, model,
+ * scores.  Returns 0, or a negative errno after logging why (all but an
+ * ENOMEM of cachepin_binary__set_ebase()); what was opened before the
+ * failure stays in S, which the caller still frees.
+ */
+int cachepin_session__open(struct cachepin_session *s, unsigned int needs);
+
+/*
+ * Load another input PATH on the session's binary (open), with its
+ * options (mode, objects, period, idle loop), into L, to be released with
+ * cachepin_load__release().  The session's caches are not touched.
+ * Returns 0, or a negative errno after logging.
+ */
+int cachepin_session__load(struct cachepin_session *s, const char *path, struct cachepin_load *l);
+
+/* Free S and everything it opened.  S may be NULL. */
+void cachepin_session__free(struct cachepin_session *s);
+
+#endif
