@@ -65,11 +65,10 @@ static int diff_opt(int id, const char *arg, void *ctx)
 	return r < 0 ? EXIT_USAGE : r;
 }
 
-/* One build: binary, profile, model, a score per cache. */
+/* One build: its session (binary, profile, model, a score per cache), or scores of another's model. */
 struct build {
-	struct cachepin_binary *bin;
-	struct cachepin_load load;
-	struct cachepin_model *model;
+	struct cachepin_session *s;
+	const struct cachepin_binary *bin;	/* the session's; NULL for scores of another's */
 	struct cachepin_score *scores;
 	size_t nr_scores;
 };
@@ -77,28 +76,20 @@ struct build {
 static int build_open(struct diff_args *a, struct build *b, const char *path, const char *map,
 		      const char *profile, bool elf)
 {
-	struct cachepin_model_opts mo = { 0 };
-	size_t i;
+	/* a build that left only its System.map: its symbols, no code */
+	struct cachepin_session_opts o = {
+		.symmap = !elf, .name_binary = true,
+		.score_flags = CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT,
+	};
 
 	a->in.binary = path;
 	a->in.map = map;
-	/* a build that left only its System.map: its symbols, no code */
-	b->bin = elf ? tool_open_binary(&a->in) : cachepin_binary__open_symmap(path);
-	if (!b->bin || tool_load_profile(&a->in, b->bin, profile, &b->load))
+	b->s = tool_session(&a->in, profile, &o, tool_find_cmd("diff")->needs);
+	if (!b->s)
 		return 1;
-	tool_recorded_cache(&a->in, &b->load, profile);
-	b->model = cachepin_model__new(b->load.profile, b->bin, b->load.map, &mo);
-	if (!b->model)
-		return tool_error("'%s': cannot build the model: %s", path, strerror(errno));
-	b->scores = calloc(a->in.nr_caches, sizeof(*b->scores));
-	if (!b->scores)
-		return tool_error("out of memory");
-	for (i = 0; i < a->in.nr_caches; i++) {
-		if (cachepin_score__run(b->model, NULL, &a->in.caches[i],
-					CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT, &b->scores[i]))
-			return tool_error("out of memory");
-		b->nr_scores++;
-	}
+	b->bin = b->s->bin;
+	b->scores = b->s->scores;
+	b->nr_scores = b->s->nr_scores;
 	return 0;
 }
 
@@ -145,7 +136,7 @@ static int build_from_map(struct diff_args *a, const struct build *e, struct bui
 	if (!b->scores)
 		return tool_error("out of memory");
 	for (i = 0; i < a->in.nr_caches; i++) {
-		if (cachepin_score__run(e->model, *faddr, &a->in.caches[i],
+		if (cachepin_score__run(e->s->model, *faddr, &a->in.caches[i],
 					CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT, &b->scores[i]))
 			return tool_error("out of memory");
 		b->nr_scores++;
@@ -157,12 +148,13 @@ static void build_close(struct build *b)
 {
 	size_t i;
 
+	if (b->s) {
+		cachepin_session__free(b->s);
+		return;
+	}
 	for (i = 0; i < b->nr_scores; i++)
 		cachepin_score__release(&b->scores[i]);
 	free(b->scores);
-	cachepin_model__free(b->model);
-	cachepin_load__release(&b->load);
-	cachepin_binary__free(b->bin);
 }
 
 static double change(uint64_t from, uint64_t to)

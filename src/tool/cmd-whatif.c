@@ -109,11 +109,11 @@ static int read_edits(struct whatif_args *a, const char *path)
 }
 
 
-/* What a whatif run holds: the binary, its model, the link before and after the edits. */
+/* What a whatif run holds: the session (binary, profile, model), the link before and after the edits. */
 struct whatif_run {
-	struct cachepin_binary *bin;
-	struct cachepin_load load;
-	struct cachepin_model *m;
+	struct cachepin_session *s;
+	struct cachepin_binary *bin;	/* the session's */
+	const struct cachepin_model *m;	/* the session's */
 	struct cachepin_relink r;
 	struct cachepin_layout lb, la;
 	uint64_t *fb, *fa;		/* function addresses before and after */
@@ -158,16 +158,14 @@ static int whatif_edits(struct whatif_args *a, struct whatif_run *w, int argc, c
 /* The binary, profile and model; the link (or the plan's) laid out before and after the edits.  0 or 1. */
 static int whatif_open(struct whatif_args *a, struct whatif_run *w, const char *profile)
 {
-	struct cachepin_model_opts mo = { 0 };
+	struct cachepin_session_opts o = { 0 };
 	uint32_t culprit;
 
-	w->bin = tool_open_binary(&a->in);
-	if (!w->bin || tool_load_profile(&a->in, w->bin, profile, &w->load))
+	w->s = tool_session(&a->in, profile, &o, tool_find_cmd("whatif")->needs);
+	if (!w->s)
 		return 1;
-	tool_recorded_cache(&a->in, &w->load, profile);
-	w->m = cachepin_model__new(w->load.profile, w->bin, w->load.map, &mo);
-	if (!w->m)
-		return tool_error("cannot build the model: %s", strerror(errno));
+	w->bin = w->s->bin;
+	w->m = w->s->model;
 	if (a->plan) {
 		w->al = cachepin_align__read(a->plan);
 		if (!w->al || cachepin_relink__from_align(&w->r, w->bin, w->al, a->plan))
@@ -236,7 +234,7 @@ static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 	if (cachepin_relink__plan(&w->r, w->m, a->in.caches[0].way_span, &plan))
 		return tool_error("out of memory");
 	cachepin_binary__build_id_str(w->bin, info.build_id);
-	info.profile_digest = cachepin_profile__digest(w->load.profile);
+	info.profile_digest = cachepin_profile__digest(w->s->load.profile);
 	rc = tool_link_outputs_add(&os, &lo, &l) || tool_outputs_commit(&os);
 	if (!rc && !a->json && a->output)
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
@@ -263,9 +261,7 @@ static void whatif_release(struct whatif_args *a, struct whatif_run *w)
 	cachepin_relink__release(&w->r);
 	cachepin_align__free(w->al);
 	free(w->owned_align);
-	cachepin_model__free(w->m);
-	cachepin_load__release(&w->load);
-	cachepin_binary__free(w->bin);
+	cachepin_session__free(w->s);
 	tool_inputs_release(&a->in);
 }
 
