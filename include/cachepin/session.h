@@ -3,7 +3,8 @@
  * A session: what a command reads and builds before it reports, made
  * once, as perf's perf_session__new() does: the binary with its link
  * map, objects and fixed units, the profile matched against it, the
- * model, a score of the binary's layout per cache geometry.
+ * model, a score of the binary's layout per cache geometry, the held-out
+ * folds the planner chooses among its candidates on.
  *
  * A command asks for what it needs (enum cachepin_session_need), all at
  * once or step by step (what it checks in between comes in between);
@@ -26,6 +27,7 @@ enum cachepin_session_need {
 	CACHEPIN_SESSION_PROFILE = (1 << 1),	/* the profile, matched against the binary */
 	CACHEPIN_SESSION_MODEL	 = (1 << 2),	/* the model of the profile */
 	CACHEPIN_SESSION_SCORES	 = (1 << 3),	/* the binary's layout scored per cache */
+	CACHEPIN_SESSION_FOLDS	 = (1 << 4),	/* the held-out folds (needs the model) */
 };
 
 #define CACHEPIN_SESSION_MAX_CACHES 8
@@ -43,9 +45,14 @@ struct cachepin_session_opts {
 	uint64_t ebase;
 	int mode;		/* 0: by the binary (a kernel's samples of a kernel); 1 kernel; 2 user */
 	const char *profile;	/* any input cachepin_profile__load() reads */
+	const char *traced;	/* profile is a QEMU log of this ELF, another link of the
+				 * binary's code: its functions matched by name */
+	const char *holdout;	/* a second recording: the folds are it and the profile */
 	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
 	bool keep_idle;		/* a kernel's idle loop stays heat */
-	struct cachepin_model_opts model;
+	struct cachepin_model_opts model;	/* of the full model; .half is the session's */
+	bool run_model;		/* a QEMU log in a file (no holdout, not whole) is modelled as
+				 * the run itself (cachepin_model__from_qemu_of()) */
 	const struct cachepin_cache *caches;	/* the geometries to score */
 	size_t nr_caches;	/* at most CACHEPIN_SESSION_MAX_CACHES */
 	bool cache_default;	/* caches[0] is a default: the recording machine's L1I replaces it */
@@ -58,6 +65,7 @@ struct cachepin_session {
 	unsigned int open;		/* enum cachepin_session_need: what is open */
 	int mode;			/* opts.mode, or what the binary is (1 kernel, 2 user) */
 	struct cachepin_binary *bin;
+	struct cachepin_binary *traced;	/* opts.traced */
 	struct cachepin_objects *objs;	/* opts.objects, loaded once */
 	struct cachepin_load load;	/* the profile */
 	/*
@@ -71,6 +79,18 @@ struct cachepin_session {
 	struct cachepin_model *model;
 	struct cachepin_score *scores;	/* one per cache, as linked */
 	size_t nr_scores;
+	/*
+	 * The held-out folds, in the shape of struct cachepin_plan_opts:
+	 * folds[f][0] is planned on, folds[f][1] scores it.  Two: the
+	 * profile's halves (a recorded run's first and second half, else
+	 * cachepin_model__new()'s opts.half), each planned on and scored by
+	 * the other, or the profile and opts.holdout; one, the full model
+	 * twice, where the profile cannot be split.
+	 */
+	struct cachepin_load hload;	/* opts.holdout */
+	struct cachepin_model *half[2];
+	const struct cachepin_model *folds[2][2];
+	size_t nr_folds;
 };
 
 /*
@@ -83,7 +103,7 @@ struct cachepin_session *cachepin_session__new(const struct cachepin_session_opt
 /*
  * Open what NEEDS (enum cachepin_session_need) asks for and is not open
  * yet, with the steps it implies, in order: binary, profile, model,
- * scores.  Returns 0, or a negative errno after logging why (all but an
+ * scores, folds.  Returns 0, or a negative errno after logging why (all but an
  * ENOMEM of cachepin_binary__set_ebase()); what was opened before the
  * failure stays in S, which the caller still frees.
  */

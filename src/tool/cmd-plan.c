@@ -288,121 +288,6 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 	}
 }
 
-/* Plan on X and score on Y, and the other way round. */
-static void two_folds(struct cachepin_plan_opts *po, const struct cachepin_model *x,
-		      const struct cachepin_model *y)
-{
-	po->folds[0][0] = po->folds[1][1] = x;
-	po->folds[0][1] = po->folds[1][0] = y;
-	po->nr_folds = 2;
-}
-
-/*
- * The held-out folds of A->po: the profile's two halves, each planned on
- * and scored by the other, or the profile and a second recording (HLOAD
- * gets it).  HALF[0] is the full model; HALF[1] and HALF[2] get the
- * others (the caller frees them).  0, or 1 after the message.
- */
-static int plan_folds(struct plan_args *a, struct cachepin_binary *bin,
-		      const struct cachepin_load *load, struct cachepin_load *hload,
-		      struct cachepin_model **half)
-{
-	struct cachepin_model_opts mo = { .refs = a->refs, .whole = a->whole };
-	int h;
-
-	if (a->po.methods && !(a->po.methods & (a->po.methods - 1)))
-		return 0;	/* one method: nothing to choose */
-	if (a->holdout) {
-		if (tool_load_profile(&a->in, bin, a->holdout, hload))
-			return 1;
-		half[1] = cachepin_model__new(hload->profile, bin, hload->map, &mo);
-		half[2] = NULL;
-		if (!half[1])
-			goto oom;
-		two_folds(&a->po, half[0], half[1]);
-		return 0;
-	}
-	if (half[0]->exact) {
-		/* a recorded run: its first half and its second */
-		for (h = 1; h <= 2; h++)
-			if (!(half[h] = cachepin_model__trace_half(half[0], (unsigned int)h)))
-				goto oom;
-		two_folds(&a->po, half[1], half[2]);
-		return 0;
-	}
-	if (!cachepin_model__can_split(load->profile)) {
-		/* no held-out samples: the candidates meet on the full model */
-		a->po.folds[0][0] = a->po.folds[0][1] = half[0];
-		a->po.nr_folds = 1;
-		return 0;
-	}
-	for (h = 1; h <= 2; h++) {
-		mo.half = (unsigned int)h;
-		if (!(half[h] = cachepin_model__new(load->profile, bin, load->map, &mo)))
-			goto oom;
-	}
-	two_folds(&a->po, half[1], half[2]);
-	return 0;
-oom:
-	tool_error("cannot build the model: %s", strerror(errno));
-	return 1;
-}
-
-/*
- * --traced: the QEMU log at PATH of TRACED, another link of BIN's code,
- * loaded on TRACED and its functions matched to BIN's by name.  TRACED,
- * or NULL after the message.
- */
-static struct cachepin_binary *traced_load(struct plan_args *a, const struct cachepin_binary *bin,
-					   const char *path, struct cachepin_load *load)
-{
-	struct cachepin_binary *traced = cachepin_binary__open(a->traced);
-
-	if (!traced)
-		return NULL;
-	if (tool_load_profile(&a->in, traced, path, load))
-		goto fail;
-	if (load->kind != CACHEPIN_INPUT_QEMU) {
-		tool_error("'%s': --traced is for a QEMU log, and this is another input", path);
-		goto fail;
-	}
-	free(load->map);
-	load->map = calloc(load->profile->nr_funcs + 1, sizeof(*load->map));
-	if (!load->map) {
-		tool_error("out of memory");
-		goto fail;
-	}
-	load->nr_matched = (size_t)cachepin_profile__match(load->profile, bin, load->map,
-							   &load->unmatched_weight);
-	return traced;
-fail:
-	cachepin_binary__free(traced);
-	return NULL;
-}
-
-/*
- * The model to plan on: of a QEMU log in a file, the run itself (its
- * fetches in their order, see cachepin_model__from_qemu()); else the
- * profile's.  NULL with errno set.
- */
-static struct cachepin_model *plan_model(const struct plan_args *a, const struct cachepin_binary *bin,
-					 const struct cachepin_binary *traced, const char *path,
-					 const struct cachepin_load *load)
-{
-	if (load->kind == CACHEPIN_INPUT_QEMU && strcmp(path, "-") && !a->holdout && !a->whole) {
-		struct cachepin_model *m;
-		double dropped = 0;
-
-		m = cachepin_model__from_qemu_of(bin, traced ? traced : bin, path, &dropped);
-		if (m && dropped >= 0.01)
-			tool_warn("'%s': %.1f %% of the fetches of '%s' are in functions '%s' does not hold by that name and size; they are left out",
-				  path, 100 * dropped, traced->path, bin->path);
-		return m;
-	}
-	return cachepin_model__new(load->profile, bin, load->map,
-				   &(struct cachepin_model_opts){ .refs = a->refs, .whole = a->whole });
-}
-
 /* How each candidate did on the held-out folds, on standard error. */
 static void cand_report(const struct plan_args *a, const struct cachepin_plan *plan,
 			const struct cachepin_profile *prof)
@@ -410,7 +295,7 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 	size_t i, k;
 
 	if (!plan->nr_folds) {
-		/* plan_folds() makes none only where one method is asked for */
+		/* plan_model() asks for none only where one method is asked for */
 		fprintf(stderr, "cachepin: method %s (not compared: %s)\n",
 			cachepin_plan__method_name(plan->method),
 			a->prev ? "--keep re-plans with the search alone" : "the one asked for");
@@ -578,19 +463,41 @@ static int plan_setup(struct plan_args *a, char **argv, int first, char **align_
 }
 
 /*
- * The binary, the profile (a QEMU log of another link with --traced,
- * into *TRACED that link) and --keep's plan.  0, or an exit code.
+ * The session's binary and profile (a QEMU log of another link with
+ * --traced) into *S, and --keep's plan.  0, or an exit code.
  */
-static int plan_inputs(struct plan_args *a, const char *profile, struct cachepin_binary **bin,
-		       struct cachepin_binary **traced, struct cachepin_load *load,
+static int plan_inputs(struct plan_args *a, const char *profile, struct cachepin_session **s,
 		       struct cachepin_align **prev)
 {
-	if (!(*bin = tool_open_binary(&a->in)) ||
-	    (a->traced && !(*traced = traced_load(a, *bin, profile, load))) ||
-	    (!a->traced && tool_load_profile(&a->in, *bin, profile, load)))
+	struct cachepin_session_opts o = {
+		.model = { .refs = a->refs, .whole = a->whole },
+		.traced = a->traced, .holdout = a->holdout, .run_model = true,
+	};
+
+	*s = tool_session(&a->in, profile, &o, NEED_BINARY | NEED_PROFILE);
+	if (!*s)
 		return 1;
-	tool_recorded_cache(&a->in, load, profile);
-	return a->prev ? plan_prev(a, prev, *bin) : 0;
+	return a->prev ? plan_prev(a, prev, (*s)->bin) : 0;
+}
+
+/*
+ * The rest of the session: the model to plan on and the held-out folds
+ * the candidates are judged on (none where one method is asked for:
+ * nothing to choose), into A->po.  0 or 1 after the message.
+ */
+static int plan_model(struct plan_args *a, struct cachepin_session *s)
+{
+	unsigned int needs = tool_find_cmd("plan")->needs;
+
+	if (a->po.methods && !(a->po.methods & (a->po.methods - 1)))
+		needs &= ~NEED_FOLDS;
+	if (tool_session_open(&a->in, s, needs))
+		return 1;
+	a->po.caches = a->in.caches;
+	a->po.nr_caches = a->in.nr_caches;
+	memcpy(a->po.folds, s->folds, sizeof(a->po.folds));
+	a->po.nr_folds = s->nr_folds;
+	return 0;
 }
 
 /* What the planner's ERR means, said. */
@@ -610,9 +517,7 @@ int cmd_plan(int argc, char **argv)
 	struct plan_args a = { .po = { .max_pad = 512, .seed = 1, .max_hot = 4000, .restarts = 8,
 				       .growth = 64 } };
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
-	struct cachepin_load load = { 0 }, hload = { 0 };
-	struct cachepin_binary *bin = NULL, *traced = NULL;
-	struct cachepin_model *m = NULL, *half[3] = { NULL };
+	struct cachepin_session *s = NULL;
 	struct cachepin_plan plan = { 0 };
 	struct timespec t0, t1;
 	char *align_name = NULL;
@@ -627,41 +532,29 @@ int cmd_plan(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((rc = plan_setup(&a, argv, first, &align_name)) ||
-	    (rc = plan_inputs(&a, argv[first + 1], &bin, &traced, &load, &prev)))
+	    (rc = plan_inputs(&a, argv[first + 1], &s, &prev)))
 		goto out;
 	rc = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!(half[0] = m = plan_model(&a, bin, traced, argv[first + 1], &load))) {
-		tool_error("cannot build the model: %s", strerror(errno));
-		goto out;
-	}
-	a.po.caches = a.in.caches;
-	a.po.nr_caches = a.in.nr_caches;
-	if (plan_folds(&a, bin, &load, &hload, half))
+	if (plan_model(&a, s))
 		goto out;
 	tool_progress_start("plan");
-	err = cachepin_plan__run(m, &a.po, &plan);
+	err = cachepin_plan__run(s->model, &a.po, &plan);
 	tool_progress_stop();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
 		plan_failed(&a, err, prev);
 		goto out;
 	}
-	cand_report(&a, &plan, load.profile);
-	event_note(load.profile);
+	cand_report(&a, &plan, s->load.profile);
+	event_note(s->load.profile);
 	plan_report(&a, &plan, elapsed(&t0, &t1), sc);
-	rc = plan_write(&a, &plan, m, load.profile, sc);
+	rc = plan_write(&a, &plan, s->model, s->load.profile, sc);
 out:
 	free(align_name);
 	cachepin_align__free(prev);
 	cachepin_plan__release(&plan);
-	cachepin_model__free(m);
-	cachepin_model__free(half[1]);
-	cachepin_model__free(half[2]);
-	cachepin_load__release(&load);
-	cachepin_load__release(&hload);
-	cachepin_binary__free(bin);
-	cachepin_binary__free(traced);
+	cachepin_session__free(s);
 	tool_inputs_release(&a.in);
 	return rc;
 }

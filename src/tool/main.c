@@ -13,11 +13,6 @@ int tool_verbose;
 
 static const struct tool_opt no_opts[] = { { NULL } };
 
-#define NEED_BINARY CACHEPIN_SESSION_BINARY
-#define NEED_PROFILE CACHEPIN_SESSION_PROFILE
-#define NEED_MODEL CACHEPIN_SESSION_MODEL
-#define NEED_SCORES CACHEPIN_SESSION_SCORES
-
 extern const struct tool_opt profile_opts[], score_opts[], plan_opts[], check_opts[],
 	simulate_opts[], diff_opts[], whatif_opts[];
 
@@ -27,7 +22,7 @@ const struct tool_cmd tool_cmds[] = {
 	{ "score", cmd_score, "estimate the I-cache misses of the binary's layout",
 	  "[options] BINARY PROFILE", score_opts, NEED_BINARY | NEED_PROFILE | NEED_MODEL | NEED_SCORES },
 	{ "plan", cmd_plan, "plan a set-aware layout: linker-script fragment and alignment file",
-	  "[options] BINARY PROFILE", plan_opts },
+	  "[options] BINARY PROFILE", plan_opts, NEED_BINARY | NEED_PROFILE | NEED_MODEL | NEED_FOLDS },
 	{ "check", cmd_check, "verify a relinked binary against the alignment file",
 	  "[options] BINARY|SYSTEM.MAP ALIGN-FILE", check_opts },
 	{ "diff", cmd_diff, "compare two builds under one profile: what moved, what now fights",

@@ -24,6 +24,13 @@ struct tool_opt {
 	const char *(*list)(void);	/* names the help lists (policies), or NULL */
 };
 
+/* What a command's session opens (the command table's needs). */
+#define NEED_BINARY CACHEPIN_SESSION_BINARY
+#define NEED_PROFILE CACHEPIN_SESSION_PROFILE
+#define NEED_MODEL CACHEPIN_SESSION_MODEL
+#define NEED_SCORES CACHEPIN_SESSION_SCORES
+#define NEED_FOLDS CACHEPIN_SESSION_FOLDS
+
 struct tool_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The session (cachepin/session.h): the binary, the profile, the model
- * and the scores a command needs, each made once, and what goes wrong on
- * the way said once, here.
+ * The session (cachepin/session.h): the binary, the profile, the model,
+ * the scores and the held-out folds a command needs, each made once, and
+ * what goes wrong on the way said once, here.
  */
 #include <stdio.h>
 #include "cachepin/session.h"
@@ -87,7 +87,9 @@ static int session_binary(struct cachepin_session *s)
 	return 0;
 }
 
-int cachepin_session__load(struct cachepin_session *s, const char *path, struct cachepin_load *l)
+/* PATH on BIN with the session's options into L. */
+static int session_load_on(struct cachepin_session *s, struct cachepin_binary *bin, const char *path,
+			   struct cachepin_load *l)
 {
 	struct cachepin_load_opts o = {
 		.kernel = s->mode == 1, .period = s->opts.period,
@@ -95,7 +97,41 @@ int cachepin_session__load(struct cachepin_session *s, const char *path, struct 
 		.keep_idle = s->opts.keep_idle,
 	};
 
-	return cachepin_profile__load(l, path, s->bin, &o);
+	return cachepin_profile__load(l, path, bin, &o);
+}
+
+int cachepin_session__load(struct cachepin_session *s, const char *path, struct cachepin_load *l)
+{
+	return session_load_on(s, s->bin, path, l);
+}
+
+/*
+ * opts.traced: the QEMU log loaded on the link it was recorded on, its
+ * functions then matched to the binary's by name.
+ */
+static int session_traced(struct cachepin_session *s)
+{
+	struct cachepin_load *l = &s->load;
+	const char *path = s->opts.profile;
+	int err;
+
+	s->traced = cachepin_binary__open(s->opts.traced);
+	if (!s->traced)
+		return -errno;
+	if ((err = session_load_on(s, s->traced, path, l)))
+		return err;
+	if (l->kind != CACHEPIN_INPUT_QEMU) {
+		pr_warn("'%s': --traced is for a QEMU log, and this is another input\n", path);
+		return -EINVAL;
+	}
+	free(l->map);
+	l->map = calloc(l->profile->nr_funcs + 1, sizeof(*l->map));
+	if (!l->map) {
+		pr_warn("out of memory\n");
+		return -ENOMEM;
+	}
+	l->nr_matched = (size_t)cachepin_profile__match(l->profile, s->bin, l->map, &l->unmatched_weight);
+	return 0;
 }
 
 /*
@@ -127,7 +163,7 @@ static void session_recorded_cache(struct cachepin_session *s)
 
 static int session_profile(struct cachepin_session *s)
 {
-	int err = cachepin_session__load(s, s->opts.profile, &s->load);
+	int err = s->opts.traced ? session_traced(s) : cachepin_session__load(s, s->opts.profile, &s->load);
 
 	if (err)
 		return err;
@@ -147,10 +183,76 @@ static int model_failed(const struct cachepin_session *s)
 	return err ? -err : -ENOMEM;
 }
 
+/*
+ * The model: of a QEMU log in a file, the run itself, its fetches in
+ * their order, where opts.run_model asks for it; else the profile's.
+ */
 static int session_model(struct cachepin_session *s)
 {
-	s->model = cachepin_model__new(s->load.profile, s->bin, s->load.map, &s->opts.model);
+	const struct cachepin_session_opts *o = &s->opts;
+	struct cachepin_model_opts mo = o->model;
+	const struct cachepin_binary *traced = s->traced ? s->traced : s->bin;
+	double dropped = 0;
+
+	if (o->run_model && s->load.kind == CACHEPIN_INPUT_QEMU && strcmp(o->profile, "-") &&
+	    !o->holdout && !o->model.whole) {
+		s->model = cachepin_model__from_qemu_of(s->bin, traced, o->profile, &dropped);
+		if (s->model && dropped >= 0.01)
+			pr_warn("warning: '%s': %.1f %% of the fetches of '%s' are in functions '%s' does not hold by that name and size; they are left out\n",
+				o->profile, 100 * dropped, traced->path, s->bin->path);
+		return s->model ? 0 : model_failed(s);
+	}
+	mo.half = 0;
+	s->model = cachepin_model__new(s->load.profile, s->bin, s->load.map, &mo);
 	return s->model ? 0 : model_failed(s);
+}
+
+/* Plan on X and score on Y, and the other way round. */
+static void two_folds(struct cachepin_session *s, const struct cachepin_model *x,
+		      const struct cachepin_model *y)
+{
+	s->folds[0][0] = s->folds[1][1] = x;
+	s->folds[0][1] = s->folds[1][0] = y;
+	s->nr_folds = 2;
+}
+
+/* The held-out folds (struct cachepin_session). */
+static int session_folds(struct cachepin_session *s)
+{
+	struct cachepin_model_opts mo = s->opts.model;
+	unsigned int h;
+	int err;
+
+	mo.half = 0;
+	if (s->opts.holdout) {
+		if ((err = cachepin_session__load(s, s->opts.holdout, &s->hload)))
+			return err;
+		if (!(s->half[0] = cachepin_model__new(s->hload.profile, s->bin, s->hload.map, &mo)))
+			return model_failed(s);
+		two_folds(s, s->model, s->half[0]);
+		return 0;
+	}
+	if (s->model->exact) {
+		/* a recorded run: its first half and its second */
+		for (h = 0; h < 2; h++)
+			if (!(s->half[h] = cachepin_model__trace_half(s->model, h + 1)))
+				return model_failed(s);
+		two_folds(s, s->half[0], s->half[1]);
+		return 0;
+	}
+	if (!cachepin_model__can_split(s->load.profile)) {
+		/* no held-out samples: the candidates meet on the full model */
+		s->folds[0][0] = s->folds[0][1] = s->model;
+		s->nr_folds = 1;
+		return 0;
+	}
+	for (h = 0; h < 2; h++) {
+		mo.half = h + 1;
+		if (!(s->half[h] = cachepin_model__new(s->load.profile, s->bin, s->load.map, &mo)))
+			return model_failed(s);
+	}
+	two_folds(s, s->half[0], s->half[1]);
+	return 0;
 }
 
 /* The binary's layout under every cache. */
@@ -181,8 +283,9 @@ int cachepin_session__open(struct cachepin_session *s, unsigned int needs)
 	} steps[] = {
 		{ CACHEPIN_SESSION_BINARY, CACHEPIN_SESSION_PROFILE, session_binary },
 		{ CACHEPIN_SESSION_PROFILE, CACHEPIN_SESSION_MODEL, session_profile },
-		{ CACHEPIN_SESSION_MODEL, CACHEPIN_SESSION_SCORES, session_model },
+		{ CACHEPIN_SESSION_MODEL, CACHEPIN_SESSION_SCORES | CACHEPIN_SESSION_FOLDS, session_model },
 		{ CACHEPIN_SESSION_SCORES, 0, session_scores },
+		{ CACHEPIN_SESSION_FOLDS, 0, session_folds },
 	};
 	unsigned int want = needs;
 	size_t i;
@@ -211,8 +314,12 @@ void cachepin_session__free(struct cachepin_session *s)
 	for (i = 0; i < s->nr_scores; i++)
 		cachepin_score__release(&s->scores[i]);
 	free(s->scores);
+	cachepin_model__free(s->half[0]);
+	cachepin_model__free(s->half[1]);
 	cachepin_model__free(s->model);
+	cachepin_load__release(&s->hload);
 	cachepin_load__release(&s->load);
+	cachepin_binary__free(s->traced);
 	cachepin_binary__free(s->bin);
 	cachepin_objects__free(s->objs);
 	free(s);
