@@ -143,11 +143,9 @@ static int model_misses(const struct cachepin_model *m, const uint64_t *faddr,
 static int check_misses(struct check_ctx *c, const struct cachepin_align *al, const char *al_path,
 			uint64_t start)
 {
-	struct cachepin_binary *bin = NULL;
-	struct cachepin_load load = { 0 };
-	struct cachepin_model *m = NULL;
+	struct cachepin_session_opts o = { .name_binary = true };
+	struct cachepin_session *s;
 	struct cachepin_layout l = { 0 };
-	struct cachepin_model_opts mo = { 0 };
 	uint64_t *faddr = NULL, now = 0, planned = 0;
 	const struct cachepin_cache *cache;
 	int rc = 1;
@@ -156,29 +154,23 @@ static int check_misses(struct check_ctx *c, const struct cachepin_align *al, co
 		return tool_error("'%s': cache '%s' is no geometry this cachepin knows", al_path, al->cache);
 	cache = &c->in.caches[0];
 	c->in.binary = c->binary;
-	bin = tool_open_binary(&c->in);
-	if (!bin)
-		goto out;
+	s = tool_session(&c->in, c->profile, &o, NEED_BINARY);
+	if (!s)
+		return 1;
 	/* the plan is laid out unit by unit: a binary without its map has none */
-	if (!bin->nr_units) {
+	if (!s->bin->nr_units) {
 		tool_error("check: '%s' has no units to lay '%s' out on without its link map", c->binary, al_path);
 		tool_hint("give the link map with -m for the modelled misses (-p)");
 		goto out;
 	}
-	if (tool_load_profile(&c->in, bin, c->profile, &load))
+	if (tool_session_open(&c->in, s, tool_find_cmd("check")->needs) ||
+	    model_misses(s->model, NULL, cache, &now))
 		goto out;
-	m = cachepin_model__new(load.profile, bin, load.map, &mo);
-	if (!m) {
-		tool_error("'%s': cannot build the model: %s", c->binary, strerror(errno));
-		goto out;
-	}
-	if (model_misses(m, NULL, cache, &now))
-		goto out;
-	if (cachepin_layout__pin_align(&l, bin, al, start) || !(faddr = cachepin_layout__faddr(&l))) {
+	if (cachepin_layout__pin_align(&l, s->bin, al, start) || !(faddr = cachepin_layout__faddr(&l))) {
 		tool_error("out of memory");
 		goto out;
 	}
-	if (model_misses(m, faddr, cache, &planned))
+	if (model_misses(s->model, faddr, cache, &planned))
 		goto out;
 	printf("modelled misses (%s, %s): this link %" PRIu64 ", as planned %" PRIu64 " (%+.1f %%)\n",
 	       cache->name, cachepin_repl_name(cache->repl), now, planned,
@@ -187,9 +179,7 @@ static int check_misses(struct check_ctx *c, const struct cachepin_align *al, co
 out:
 	free(faddr);
 	cachepin_layout__release(&l);
-	cachepin_model__free(m);
-	cachepin_load__release(&load);
-	cachepin_binary__free(bin);
+	cachepin_session__free(s);
 	return rc;
 }
 

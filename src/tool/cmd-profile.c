@@ -67,7 +67,8 @@ static int merge(struct cachepin_profile **p, struct cachepin_profile *q)
 int cmd_profile(int argc, char **argv)
 {
 	struct profile_args a = { 0 };
-	struct cachepin_binary *bin = NULL;
+	struct cachepin_session_opts o = { 0 };
+	struct cachepin_session *s = NULL;
 	struct cachepin_profile *p = NULL;
 	int i, first, rc;
 
@@ -83,14 +84,14 @@ int cmd_profile(int argc, char **argv)
 					    (size_t)(argc - first - 1), &a.output, 1)))
 		goto out;
 	rc = 1;
-	if (!(bin = tool_open_binary(&a.in)))
-		goto out;
 	/* the profile keeps every sample: score and plan leave the idle loop out */
 	a.in.keep_idle = true;
+	if (!(s = tool_session(&a.in, NULL, &o, tool_find_cmd("profile")->needs)))
+		goto out;
 	for (i = first + 1; i < argc; i++) {
 		struct cachepin_load l;
 
-		if (tool_load_profile(&a.in, bin, argv[i], &l))
+		if (cachepin_session__load(s, argv[i], &l))
 			goto out;
 		free(l.map);
 		if (merge(&p, l.profile))
@@ -102,7 +103,7 @@ int cmd_profile(int argc, char **argv)
 	rc = tool_write_file(a.output, write_profile, p);
 out:
 	cachepin_profile__free(p);
-	cachepin_binary__free(bin);
+	cachepin_session__free(s);
 	tool_inputs_release(&a.in);
 	return rc;
 }

@@ -424,7 +424,8 @@ int cmd_simulate(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("simulate");
 	struct sim_args a = { .o.cpu = -1 };
-	struct cachepin_binary *bin = NULL;
+	struct cachepin_session_opts so = { 0 };
+	struct cachepin_session *s = NULL;
 	struct cachepin_layout l = { 0 };
 	int first, rc;
 
@@ -439,20 +440,21 @@ int cmd_simulate(int argc, char **argv)
 	if ((rc = sim_check(&a)))
 		goto out;
 	rc = 1;
+	/* a binary remaps the trace or names its lines */
 	if (a.in.binary) {
-		bin = tool_open_binary(&a.in);
-		if (!bin)
+		s = tool_session(&a.in, NULL, &so, cmd->needs);
+		if (!s)
 			goto out;
 		if (a.layout || a.relink) {
-			if (open_layout(&a, bin, &l))
+			if (open_layout(&a, s->bin, &l))
 				goto out;
 			a.o.layout = &l;
 		}
 	}
-	rc = sim_run(argv[first], &a, bin);
+	rc = sim_run(argv[first], &a, s ? s->bin : NULL);
 out:
 	cachepin_layout__release(&l);
-	cachepin_binary__free(bin);
+	cachepin_session__free(s);
 	tool_inputs_release(&a.in);
 	return rc;
 }

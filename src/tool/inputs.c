@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Inputs shared by the commands: their options, the binary (with map
- * and --fixed), the profile (cachepin_profile__load()), atomic output.
+ * Inputs shared by the commands: their options, the default cache, the
+ * session of those options (cachepin/session.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,8 +91,6 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 
 void tool_inputs_release(struct tool_inputs *in)
 {
-	cachepin_objects__free(in->objs);
-	in->objs = NULL;
 	free(in->objects);
 	free(in->fixed);
 	in->objects = in->fixed = NULL;
@@ -107,82 +105,6 @@ int tool_default_cache(struct tool_inputs *in)
 		return 0;
 	in->cache_default = true;
 	return cachepin_cache__parse(&in->caches[in->nr_caches++], DEFAULT_CACHE);
-}
-
-void tool_recorded_cache(struct tool_inputs *in, const struct cachepin_load *l, const char *path)
-{
-	const struct cachepin_profile *p = l->profile;
-	const char *why, *from = l->kind == CACHEPIN_INPUT_PERF ? "the HEADER_CACHE" : "the 'cache' line";
-	struct cachepin_cache c;
-
-	if (!in->cache_default || !p || !p->rec_sets)
-		return;
-	in->cache_default = false;	/* once, for the first profile */
-	if (cachepin_cache__from_sets(&c, p->rec_sets, p->rec_ways, p->rec_line, &why)) {
-		tool_warn("%s of '%s' gives an L1 Instruction cache of %u sets, %u ways, %u-byte lines, which the model cannot take (%s); using %s",
-			  from, path, p->rec_sets, p->rec_ways, p->rec_line, why, in->caches[0].name);
-		tool_hint("give the cache with --cache SIZE:WAYS:LINE");
-		return;
-	}
-	in->caches[0] = c;
-	fprintf(stderr, "cachepin: cache %s from %s of '%s' (L1 Instruction of the recording machine)\n",
-		c.name, from, path);
-}
-
-struct cachepin_binary *tool_open_binary(struct tool_inputs *in)
-{
-	struct cachepin_binary *bin = cachepin_binary__open(in->binary);
-	size_t i;
-	int r;
-
-	if (!bin)
-		return NULL;
-	if (in->map && cachepin_binary__load_map(bin, in->map)) {
-		cachepin_binary__free(bin);
-		return NULL;
-	}
-	if (in->nr_objects && !in->objs &&
-	    !(in->objs = cachepin_objects__load(in->objects, in->nr_objects))) {
-		cachepin_binary__free(bin);
-		return NULL;
-	}
-	if (in->objs)
-		cachepin_binary__set_aligns(bin, in->objs);
-	if (in->has_ebase && (r = cachepin_binary__set_ebase(bin, in->ebase))) {
-		if (r > 0) {
-			tool_error("'%s': --ebase is for 32-bit MIPS kernels; this is %s ELF%d", bin->path,
-				   bin->arch, bin->elf_class);
-			tool_hint("leave --ebase out: only a MIPS vmlinux has its exception handlers at ebase");
-		}
-		cachepin_binary__free(bin);
-		return NULL;
-	}
-	for (i = 0; i < in->nr_fixed; i++) {
-		r = cachepin_binary__fix(bin, in->fixed[i], "--fixed");
-		if (r < 0) {
-			tool_error("out of memory");
-			cachepin_binary__free(bin);
-			return NULL;
-		}
-		if (!r)
-			tool_warn("--fixed '%s' matches no function, section or object:section of '%s'",
-				  in->fixed[i], bin->path);
-	}
-	if (!in->mode)
-		in->mode = cachepin_binary__is_kernel(bin) ? 1 : 2;
-	return bin;
-}
-
-int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const char *path,
-		      struct cachepin_load *l)
-{
-	struct cachepin_load_opts o = {
-		.kernel = in->mode == 1, .period = in->period,
-		.objects = in->objects, .nr_objects = in->nr_objects, .objs = in->objs,
-		.keep_idle = in->keep_idle,
-	};
-
-	return cachepin_profile__load(l, path, bin, &o) ? 1 : 0;
 }
 
 char *tool_align_name(const char *out)

@@ -83,7 +83,6 @@ struct tool_inputs {
 	const char *map;
 	const char **objects;
 	size_t nr_objects;
-	struct cachepin_objects *objs;	/* the objects loaded, by tool_open_binary() */
 	const char **fixed;
 	size_t nr_fixed;
 	int mode;		/* 0 auto, 1 kernel, 2 user */
@@ -122,28 +121,13 @@ int tool_parse_u64(const char *arg, uint64_t *v, const char *what);
 /* The same for a count from 1 to MAX. */
 int tool_parse_count(const char *arg, uint64_t *v, const char *what, uint64_t max);
 
+/*
+ * Without --cache: the default geometry, which the session replaces with
+ * the L1 instruction cache of the machine that recorded the profile
+ * where it gives one.  0, or nonzero after a message.
+ */
 int tool_default_cache(struct tool_inputs *in);
-/*
- * Without --cache: the L1 instruction cache of the machine that recorded
- * L's profile (from PATH) in place of the default, saying so; a recorded
- * cache the model cannot take leaves the default, with a warning.
- */
-void tool_recorded_cache(struct tool_inputs *in, const struct cachepin_load *l, const char *path);
 void tool_inputs_release(struct tool_inputs *in);
-
-/*
- * Open the binary with map and objects (loaded once into IN->objs: the
- * units' alignment, then the static call graph); NULL after printing an
- * error.
- */
-struct cachepin_binary *tool_open_binary(struct tool_inputs *in);
-
-/*
- * Load the profile in PATH (any input) for BIN with the options of IN
- * into L: 0, or 1 after the library printed why.
- */
-int tool_load_profile(struct tool_inputs *in, struct cachepin_binary *bin, const char *path,
-		      struct cachepin_load *l);
 
 /*
  * The session of IN's inputs and PROFILE (NULL: none), with the
