@@ -30,7 +30,6 @@
 struct cachepin_pgran {
 	uint32_t off;		/* offset from the function start, multiple of the granule */
 	double weight;
-	double slice[CACHEPIN_PROFILE_SLICES];	/* weight per time slice (nr_slices of them) */
 };
 
 struct cachepin_pfunc {
@@ -43,6 +42,14 @@ struct cachepin_pfunc {
 	struct cachepin_pgran *grans;	/* sorted by off; empty = uniform over the function */
 	size_t nr_grans;
 	size_t cap_grans;
+	/*
+	 * The granules' weights per time slice, when the profile has
+	 * nr_slices: granule K's are slices[K * nr_slices] to
+	 * slices[K * nr_slices + nr_slices - 1].  NULL without slices or
+	 * granules; cap_slices is its room, in weights.
+	 */
+	double *slices;
+	size_t cap_slices;
 };
 
 /*

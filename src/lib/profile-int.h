@@ -18,7 +18,8 @@ struct cachepin_pfunc *cachepin_profile_add_func(struct cachepin_profile *p, con
 
 /*
  * Append a granule at OFF of weight W to F, with its weight in each of
- * NS time slices from SLICE (NULL or NS 0: none).  Returns 0 or -ENOMEM.
+ * NS time slices from SLICE (NULL: 0 in each).  NS is the profile's
+ * nr_slices (0: none).  Returns 0 or -ENOMEM.
  */
 int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w,
 			    const double *slice, uint32_t ns);

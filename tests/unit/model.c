@@ -94,6 +94,7 @@ static void phases(void)
 	struct cachepin_func bf[5];
 	struct cachepin_pfunc pf[5];
 	struct cachepin_pgran pg[5];
+	double sl[5][4];
 	struct cachepin_binary b = { .path = "synthetic", .funcs = bf, .nr_funcs = 5 };
 	struct cachepin_profile p = { .granule = 16, .funcs = pf, .nr_funcs = 5, .nr_slices = 4 };
 	struct cachepin_model_opts o = { 0 };
@@ -104,6 +105,7 @@ static void phases(void)
 
 	cachepin_cache__parse(&c, "32K:4:32");
 	memset(pg, 0, sizeof(pg));
+	memset(sl, 0, sizeof(sl));
 	for (i = 0; i < 5; i++) {
 		static const char *const names[] = { "f0", "f1", "f2", "f3", "f4" };
 
@@ -111,10 +113,11 @@ static void phases(void)
 						.size = 16, .unit = -1 };
 		pg[i].weight = 20;
 		/* f0..f2 in slices 0 and 1, f3 and f4 in slices 2 and 3 */
-		pg[i].slice[i < 3 ? 0 : 2] = 10;
-		pg[i].slice[i < 3 ? 1 : 3] = 10;
+		sl[i][i < 3 ? 0 : 2] = 10;
+		sl[i][i < 3 ? 1 : 3] = 10;
 		pf[i] = (struct cachepin_pfunc){ .name = (char *)names[i], .weight = 20, .samples = 20,
-						 .incl = 20, .size = 16, .grans = &pg[i], .nr_grans = 1 };
+						 .incl = 20, .size = 16, .grans = &pg[i], .nr_grans = 1,
+						 .slices = sl[i] };
 		addr[i] = 0x20000 + i * c.way_span;
 		map[i] = (int)i;
 	}

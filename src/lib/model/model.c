@@ -590,7 +590,7 @@ static void item_slices(const struct build *b, const struct mfunc *f)
 
 	for (k = 0; k < pf->nr_grans; k++)
 		for (j = 0; j < ns; j++)
-			fdist[j] += pf->grans[k].slice[b->slice_of[j]];
+			fdist[j] += pf->slices[k * b->p->nr_slices + b->slice_of[j]];
 	for (j = 0; j < ns; j++)
 		fsum += fdist[j];
 	for (x = f->first_item; x < f->first_item + f->nr_items; x++) {
@@ -601,7 +601,7 @@ static void item_slices(const struct build *b, const struct mfunc *f)
 			g++;
 		if (g < pf->nr_grans && pf->grans[g].off == it->off)
 			for (j = 0; j < ns; j++)
-				sum += sw[j] = pf->grans[g].slice[b->slice_of[j]];
+				sum += sw[j] = pf->slices[g * b->p->nr_slices + b->slice_of[j]];
 		if (sum <= 0 && fsum > 0)
 			for (j = 0; j < ns; j++)
 				sum += sw[j] = fdist[j];
@@ -750,9 +750,11 @@ static int masked_profile(const struct cachepin_profile *p, unsigned int h,
 	for (i = 0; mask && i < p->nr_funcs; i++)
 		for (k = 0; k < p->funcs[i].nr_grans; k++)
 			for (j = 0; j < p->nr_slices; j++) {
-				all += p->funcs[i].grans[k].slice[j];
+				double sw = p->funcs[i].slices[k * p->nr_slices + j];
+
+				all += sw;
 				if (mask & (1u << j))
-					sel += p->funcs[i].grans[k].slice[j];
+					sel += sw;
 			}
 	share = mask ? (all > 0 ? sel / all : 0) : 0.5;
 	*mp = *p;
@@ -770,27 +772,37 @@ static int masked_profile(const struct cachepin_profile *p, unsigned int h,
 		double gsum = 0, msum = 0;
 
 		*f = *pf;
+		f->slices = NULL;
+		f->cap_slices = 0;
 		f->grans = malloc((pf->nr_grans + 1) * sizeof(*f->grans));
 		if (!f->grans)
 			return -ENOMEM;
+		if (mp->nr_slices && pf->nr_grans) {
+			f->cap_slices = pf->nr_grans * p->nr_slices;
+			f->slices = malloc(f->cap_slices * sizeof(*f->slices));
+			if (!f->slices)
+				return -ENOMEM;
+			memcpy(f->slices, pf->slices, f->cap_slices * sizeof(*f->slices));
+		}
 		for (k = 0; k < pf->nr_grans; k++) {
 			struct cachepin_pgran *g = &f->grans[k];
+			double *sl = f->slices ? &f->slices[k * p->nr_slices] : NULL;
 
 			*g = pf->grans[k];
 			if (mask) {
 				g->weight = 0;
 				for (j = 0; j < p->nr_slices; j++) {
 					if (mask & (1u << j))
-						g->weight += g->slice[j];
+						g->weight += sl[j];
 					else
-						g->slice[j] = 0;
+						sl[j] = 0;
 				}
 			} else {
 				double was = g->weight;
 
 				g->weight = thin_weight(pf, g->off, g->weight, g->weight / per, h);
 				for (j = 0; p->phases && j < p->nr_slices; j++)
-					g->slice[j] = was > 0 ? g->slice[j] * g->weight / was : 0;
+					sl[j] = was > 0 ? sl[j] * g->weight / was : 0;
 			}
 			gsum += pf->grans[k].weight;
 			msum += g->weight;
@@ -808,8 +820,10 @@ static void masked_free(struct cachepin_profile *mp, size_t n)
 {
 	size_t i;
 
-	for (i = 0; mp->funcs && i < n; i++)
+	for (i = 0; mp->funcs && i < n; i++) {
 		free(mp->funcs[i].grans);
+		free(mp->funcs[i].slices);
+	}
 	free(mp->funcs);
 }
 

@@ -662,10 +662,10 @@ static int idle_out(struct cachepin_load *l, const char *path, const struct cach
 			top_name = f->name;
 		}
 		f->weight = 0;
-		for (k = 0; k < f->nr_grans; k++) {
+		for (k = 0; k < f->nr_grans; k++)
 			f->grans[k].weight = 0;
-			memset(f->grans[k].slice, 0, sizeof(f->grans[k].slice));
-		}
+		if (f->slices)
+			memset(f->slices, 0, f->nr_grans * p->nr_slices * sizeof(*f->slices));
 	}
 	for (i = 0; i < p->nr_edges; i++)
 		if (!idle[p->edges[i].caller] && !idle[p->edges[i].callee])

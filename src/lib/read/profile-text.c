@@ -4,10 +4,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
-/* a failed add marks the entry instead of exit() */
-#define HASH_NONFATAL_OOM 1
-#define uthash_nonfatal_oom(ke) ((ke)->oom = true)
-#include <uthash.h>
 #include "cachepin/profile.h"
 #include "internal.h"
 #include "scan.h"
@@ -88,7 +84,7 @@ int cachepin_profile__write(const struct cachepin_profile *p, FILE *f)
 			put_num(f, pf->grans[j].weight);
 			for (k = 0; k < p->nr_slices; k++) {
 				fputc(' ', f);
-				put_num(f, pf->grans[j].slice[k]);
+				put_num(f, pf->slices[j * p->nr_slices + k]);
 			}
 			fputc('\n', f);
 		}
@@ -131,25 +127,47 @@ static int parse_u64(const char *s, uint64_t *v)
 	return (*end || errno) ? -EINVAL : 0;
 }
 
-struct fkey_ent {
-	char *key;		/* "name\tobject" */
-	uint32_t idx;
-	bool oom;		/* not added: out of memory (uthash_nonfatal_oom) */
-	UT_hash_handle hh;
+/*
+ * A function's key is "NAME\tOBJECT", NULL and "-" no object, read in
+ * its three parts, never copied: its bytes one by one, then -1.
+ */
+struct fkey {
+	const char *part[3];
+	int i;
 };
 
-/* The key of function NAME of OBJECT; NULL and "-" are no object. */
-static char *fkey(const char *name, const char *obj)
+static struct fkey fkey(const char *name, const char *obj)
 {
-	size_t a = strlen(name), b = obj ? strlen(obj) : 1;
-	char *k = malloc(a + b + 2);
+	return (struct fkey){ .part = { name, "\t", obj ? obj : "-" } };
+}
 
-	if (!k)
-		return NULL;
-	memcpy(k, name, a);
-	k[a] = '\t';
-	memcpy(k + a + 1, obj ? obj : "-", b + 1);
-	return k;
+static int fkey_next(struct fkey *k)
+{
+	while (k->i < 3 && !*k->part[k->i])
+		k->i++;
+	return k->i < 3 ? (unsigned char)*k->part[k->i]++ : -1;
+}
+
+static uint64_t fkey_hash(struct fkey k)
+{
+	uint64_t h = FNV1A_INIT;
+	int c;
+
+	while ((c = fkey_next(&k)) >= 0) {
+		h ^= (uint64_t)c;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static bool fkey_eq(struct fkey a, struct fkey b)
+{
+	int c;
+
+	while ((c = fkey_next(&a)) == fkey_next(&b))
+		if (c < 0)
+			return true;
+	return false;
 }
 
 /*
@@ -159,11 +177,24 @@ static char *fkey(const char *name, const char *obj)
 struct reader {
 	struct cachepin_profile *p;
 	struct cachepin_pfunc *cur;	/* of the last 'f' line, for 'g' lines */
-	struct fkey_ent *funcs;		/* the 'f' lines, by fkey() */
+	/*
+	 * The 'f' lines by fkey(): open addressing, a slot the index of a
+	 * function + 1, 0 free; cap_slots a power of 2, at most half full
+	 */
+	uint32_t *slots;
+	size_t cap_slots;
 	unsigned long lineno;		/* lines read */
 	const char *what;
 	bool said;			/* the line reader's error, said */
 	double total, gsum;		/* the weights so far, of all and of the last 'f' */
+	/*
+	 * The 'g' lines of the last 'f', until its granules and their
+	 * slices are copied to it, each array of its own size
+	 */
+	struct cachepin_pgran *grans;
+	size_t nr_grans, cap_grans;
+	double *slices;
+	size_t cap_slices;
 };
 
 static int bad_line(struct reader *r, const char *what)
@@ -285,61 +316,85 @@ static int read_object(struct reader *r, char **fv, int nf)
 	return 0;
 }
 
+/* The slot of function NAME of OBJECT: where it is, else the free one for it. */
+static uint32_t *func_slot(struct reader *r, const char *name, const char *object)
+{
+	struct fkey k = fkey(name, object);
+	size_t mask = r->cap_slots - 1, i = (size_t)fkey_hash(k) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		const struct cachepin_pfunc *pf;
+
+		if (!r->slots[i])
+			return &r->slots[i];
+		pf = &r->p->funcs[r->slots[i] - 1];
+		if (fkey_eq(k, fkey(pf->name, pf->object)))
+			return &r->slots[i];
+	}
+}
+
 /* Index the last function added, for the 'e' lines. */
 static int index_func(struct reader *r)
 {
 	const struct cachepin_pfunc *pf = r->cur;
-	struct fkey_ent *ke = calloc(1, sizeof(*ke));
+	size_t n = r->p->nr_funcs, i;
 
-	if (!ke)
-		return -ENOMEM;
-	ke->key = fkey(pf->name, pf->object);
-	if (!ke->key) {
-		free(ke);
-		return -ENOMEM;
+	if (2 * n > r->cap_slots) {
+		uint32_t *old = r->slots;
+		size_t cap = r->cap_slots ? 2 * r->cap_slots : 1024;
+
+		r->slots = calloc(cap, sizeof(*r->slots));
+		if (!r->slots) {
+			r->slots = old;
+			return -ENOMEM;
+		}
+		r->cap_slots = cap;
+		for (i = 0; i + 1 < n; i++)
+			*func_slot(r, r->p->funcs[i].name, r->p->funcs[i].object) = (uint32_t)(i + 1);
+		free(old);
 	}
-	ke->idx = (uint32_t)(r->p->nr_funcs - 1);
-	HASH_ADD_KEYPTR(hh, r->funcs, ke->key, strlen(ke->key), ke);
-	if (ke->oom) {
-		free(ke->key);
-		free(ke);
-		return -ENOMEM;
-	}
+	*func_slot(r, pf->name, pf->object) = (uint32_t)n;
 	return 0;
 }
 
-/* The index of function NAME of OBJECT into *IDX: 0, 1 if none, or -ENOMEM. */
+/* The index of function NAME of OBJECT into *IDX: 0, or 1 if none. */
 static int find_func(struct reader *r, const char *name, const char *object, uint32_t *idx)
 {
-	struct fkey_ent *ke;
-	char *key = fkey(name, object);
+	const uint32_t *slot;
 
-	if (!key)
-		return -ENOMEM;
-	HASH_FIND_STR(r->funcs, key, ke);
-	free(key);
-	if (!ke)
+	if (!r->cap_slots || !*(slot = func_slot(r, name, object)))
 		return 1;
-	*idx = ke->idx;
+	*idx = *slot - 1;
 	return 0;
 }
 
 /*
- * The granules of PF take what they need: the array grows by doubling
- * from 16, 2.3 KB for a function of one granule line (2.6 GB for a
- * profile of a million functions).
+ * The granules of the last 'f' line and their slices, gathered by
+ * read_gran(), into arrays of their own size: growing each function's
+ * arrays by doubling (from 16 granules) left most of them unused, or
+ * holes in the heap once fitted.  Returns 0 or -ENOMEM.
  */
-static void fit_grans(struct cachepin_pfunc *pf)
+static int end_func(struct reader *r)
 {
-	struct cachepin_pgran *g;
+	struct cachepin_pfunc *pf = r->cur;
+	size_t n = r->nr_grans, ns = r->p->nr_slices;
 
-	if (!pf || pf->cap_grans <= pf->nr_grans || !pf->nr_grans)
-		return;
-	g = realloc(pf->grans, pf->nr_grans * sizeof(*g));
-	if (g) {
-		pf->grans = g;
-		pf->cap_grans = pf->nr_grans;
-	}
+	r->nr_grans = 0;
+	if (!pf || !n)
+		return 0;
+	pf->grans = malloc(n * sizeof(*pf->grans));
+	if (!pf->grans)
+		return -ENOMEM;
+	memcpy(pf->grans, r->grans, n * sizeof(*pf->grans));
+	pf->nr_grans = pf->cap_grans = n;
+	if (!ns)
+		return 0;
+	pf->slices = malloc(n * ns * sizeof(*pf->slices));
+	if (!pf->slices)
+		return -ENOMEM;
+	memcpy(pf->slices, r->slices, n * ns * sizeof(*pf->slices));
+	pf->cap_slices = n * ns;
+	return 0;
 }
 
 /* f NAME OBJECT WEIGHT SAMPLES INCLUSIVE SIZE */
@@ -355,7 +410,8 @@ static int read_func(struct reader *r, char **fv, int nf)
 	/* two 'f' lines of one function would stay two functions */
 	if ((err = find_func(r, fv[1], opt_field(fv[2]), &dup)) <= 0)
 		return err < 0 ? err : bad_line(r, "a second 'f' line for this function");
-	fit_grans(r->cur);	/* before the array of functions may move */
+	if ((err = end_func(r)))	/* before the array of functions may move */
+		return err;
 	pf = cachepin_profile_add_func(r->p, fv[1], opt_field(fv[2]));
 	if (!pf)
 		return -ENOMEM;
@@ -374,21 +430,26 @@ static int read_func(struct reader *r, char **fv, int nf)
 /* g OFFSET WEIGHT [SLICE-WEIGHT...], of the last 'f' line */
 static int read_gran(struct reader *r, char **fv, int nf)
 {
-	double w, slice[CACHEPIN_PROFILE_SLICES];
 	uint32_t ns = r->p->nr_slices, k;
+	double w, *slice;
 	uint64_t off;
 
 	if (!r->cur || nf != 3 + (int)ns || parse_u64(fv[1], &off) || parse_num(fv[2], &w) ||
 	    off > UINT32_MAX || w < 0)
 		return bad_line(r, ns ? "bad 'g' line (needs a preceding 'f', offset, weight, a weight per slice)" :
 				"bad 'g' line (needs a preceding 'f', offset, weight)");
+	if ((ns && GROW(r->slices, r->cap_slices, (r->nr_grans + 1) * ns)) ||
+	    GROW(r->grans, r->cap_grans, r->nr_grans + 1))
+		return -ENOMEM;
+	slice = ns ? &r->slices[r->nr_grans * ns] : NULL;
 	for (k = 0; k < ns; k++)
 		if (parse_num(fv[3 + k], &slice[k]) || slice[k] < 0)
 			return bad_line(r, "bad slice weight in 'g' line");
 	r->gsum += w;
 	if (!isfinite(r->gsum))
 		return bad_line(r, "the weights add up to more than a number holds (scale them down)");
-	return cachepin_pfunc_add_gran(r->cur, (uint32_t)off, w, ns ? slice : NULL, ns);
+	r->grans[r->nr_grans++] = (struct cachepin_pgran){ .off = (uint32_t)off, .weight = w };
+	return 0;
 }
 
 /* e CALLER OBJECT CALLEE OBJECT CALLSITE WEIGHT FLAGS */
@@ -456,18 +517,16 @@ static int read_all(struct reader *r, FILE *f, const char *path)
 	}
 	r->said = err && !line;
 	cachepin_scan_release(&sr);
-	fit_grans(r->cur);
+	if (!err)
+		err = end_func(r);
 	if (!err && r->lineno == 0)
 		err = bad_line(r, "empty file");
-	if (!err)
-		err = cachepin_profile_sort(r->p);
 	return err;
 }
 
 struct cachepin_profile *cachepin_profile__read(const char *path)
 {
 	struct reader r = { 0 };
-	struct fkey_ent *ke, *tmp;
 	int err = -ENOMEM;
 	FILE *f;
 
@@ -484,11 +543,12 @@ struct cachepin_profile *cachepin_profile__read(const char *path)
 		err = read_all(&r, f, path);
 	}
 	fclose(f);
-	HASH_ITER(hh, r.funcs, ke, tmp) {
-		HASH_DEL(r.funcs, ke);
-		free(ke->key);
-		free(ke);
-	}
+	free(r.grans);
+	free(r.slices);
+	free(r.slots);
+	/* the index of the names gone first: the sort's arrays take its place */
+	if (!err)
+		err = cachepin_profile_sort(r.p);
 	if (!err)
 		return r.p;
 	if (r.said)

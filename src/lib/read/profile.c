@@ -60,15 +60,22 @@ int cachepin_pfunc_add_gran(struct cachepin_pfunc *f, uint32_t off, double w,
 {
 	struct cachepin_pgran *g;
 
+	if (ns && GROW(f->slices, f->cap_slices, (f->nr_grans + 1) * ns))
+		return -ENOMEM;
 	if (GROW(f->grans, f->cap_grans, f->nr_grans + 1))
 		return -ENOMEM;
+	if (ns) {
+		double *s = &f->slices[f->nr_grans * ns];
+
+		memset(s, 0, ns * sizeof(*s));
+		if (slice)
+			memcpy(s, slice, (ns < CACHEPIN_PROFILE_SLICES ? ns : CACHEPIN_PROFILE_SLICES) *
+			       sizeof(*slice));
+	}
 	g = &f->grans[f->nr_grans++];
 	memset(g, 0, sizeof(*g));
 	g->off = off;
 	g->weight = w;
-	if (slice && ns)
-		memcpy(g->slice, slice, (ns < CACHEPIN_PROFILE_SLICES ? ns : CACHEPIN_PROFILE_SLICES) *
-			sizeof(*slice));
 	return 0;
 }
 
@@ -88,38 +95,58 @@ int cachepin_profile_add_edge(struct cachepin_profile *p, uint32_t caller, uint3
 	return 0;
 }
 
+/* cmp_pfunc() of the functions of FUNCS at two indices, ties in index order */
+static int cmp_pfunc_idx(const void *a, const void *b, void *funcs)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct cachepin_pfunc *f = funcs;
+	int r = cmp_pfunc(&f[x], &f[y]);
+
+	return r ? r : (x > y) - (x < y);
+}
+
+/*
+ * The functions' indices sorted, then the functions moved in place cycle
+ * by cycle: 8 bytes a function besides them, not a copy of each.
+ */
 int cachepin_profile_sort(struct cachepin_profile *p)
 {
-	size_t i;
-	uint32_t *perm;
-	struct {
-		struct cachepin_pfunc f;
-		uint32_t old;
-	} *tmp;
+	struct cachepin_pfunc tmp;
+	uint32_t *from, *perm;
+	size_t i, j, k;
 
-	tmp = malloc((p->nr_funcs + 1) * sizeof(*tmp));
+	from = malloc((p->nr_funcs + 1) * sizeof(*from));
 	perm = malloc((p->nr_funcs + 1) * sizeof(*perm));
-	if (!tmp || !perm) {
-		free(tmp);
+	if (!from || !perm) {
+		free(from);
 		free(perm);
 		return -ENOMEM;
 	}
-	/* cmp_pfunc reads only the leading cachepin_pfunc part */
+	/* from[i]: the old index of the function that goes to i; perm: the inverse */
+	for (i = 0; i < p->nr_funcs; i++)
+		from[i] = (uint32_t)i;
+	if (p->nr_funcs > 1)
+		qsort_r(from, p->nr_funcs, sizeof(*from), cmp_pfunc_idx, p->funcs);
+	for (i = 0; i < p->nr_funcs; i++)
+		perm[from[i]] = (uint32_t)i;
+	/* along each cycle; a place done gets from[j] = j */
 	for (i = 0; i < p->nr_funcs; i++) {
-		tmp[i].f = p->funcs[i];
-		tmp[i].old = (uint32_t)i;
-	}
-	sort_n(tmp, p->nr_funcs, sizeof(*tmp), cmp_pfunc);
-	for (i = 0; i < p->nr_funcs; i++) {
-		p->funcs[i] = tmp[i].f;
-		perm[tmp[i].old] = (uint32_t)i;
+		if (from[i] == i)
+			continue;
+		tmp = p->funcs[i];
+		for (j = i; (k = from[j]) != i; j = k) {
+			p->funcs[j] = p->funcs[k];
+			from[j] = (uint32_t)j;
+		}
+		p->funcs[j] = tmp;
+		from[j] = (uint32_t)j;
 	}
 	for (i = 0; i < p->nr_edges; i++) {
 		p->edges[i].caller = perm[p->edges[i].caller];
 		p->edges[i].callee = perm[p->edges[i].callee];
 	}
 	sort_n(p->edges, p->nr_edges, sizeof(*p->edges), cmp_pedge);
-	free(tmp);
+	free(from);
 	free(perm);
 	return 0;
 }
@@ -134,6 +161,7 @@ void cachepin_profile__free(struct cachepin_profile *p)
 		free(p->funcs[i].name);
 		free(p->funcs[i].object);
 		free(p->funcs[i].grans);
+		free(p->funcs[i].slices);
 	}
 	free(p->funcs);
 	free(p->edges);
@@ -219,7 +247,9 @@ uint64_t cachepin_profile__digest(const struct cachepin_profile *p)
 		for (j = 0; j < f->nr_grans; j++) {
 			h = cachepin_fnv1a(h, &f->grans[j].off, sizeof(f->grans[j].off));
 			h = cachepin_fnv1a(h, &f->grans[j].weight, sizeof(f->grans[j].weight));
-			h = cachepin_fnv1a(h, f->grans[j].slice, p->nr_slices * sizeof(double));
+			if (p->nr_slices)
+				h = cachepin_fnv1a(h, &f->slices[j * p->nr_slices],
+						   p->nr_slices * sizeof(double));
 		}
 	}
 	for (i = 0; i < p->nr_edges; i++)
