@@ -13,19 +13,14 @@
 #include "tool.h"
 
 enum {
-	OPT_OUTPUT = 'o', OPT_ALIGN = 3001, OPT_LLD, OPT_SECORDER, OPT_STANDALONE, OPT_GROWTH, OPT_PREV,
-	OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
+	OPT_GROWTH = 3001, OPT_PREV, OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
 	OPT_HOLDOUT, OPT_METHOD, OPT_TRACED,
 };
 
 const struct tool_opt plan_opts[] = {
 	{ "cache", 'c', "SPEC", "cache geometry SIZE:WAYS:LINE[:%s] or preset; comma list for several, "
 	  "the first planned for; the policy's simulator judges the candidates", 'c', tool_cpu_policies },
-	{ "output", 'o', "FILE", "write the linker-script fragment to FILE (default: standard output)", OPT_OUTPUT },
-	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_ALIGN },
-	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },
-	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
-	{ "standalone", 0, NULL, "emit a complete script to add with -T: the block starts .text (INSERT BEFORE .text)", OPT_STANDALONE },
+	TOOL_OPT_INCLUDE(tool_link_out_opts),
 	{ "growth", 0, "BYTES", "any one unit of the block may grow by BYTES and no hot unit moves (default 64; 0 packs tight)", OPT_GROWTH },
 	{ "max-pad", 0, "BYTES", "padding budget per way span (default 512)", OPT_MAXPAD },
 	{ "seed", 0, "N", "seed of the search (default 1); same inputs and seed, same plan", OPT_SEED },
@@ -46,8 +41,8 @@ const struct tool_opt plan_opts[] = {
 
 struct plan_args {
 	struct tool_inputs in;
-	const char *output, *align, *lld, *secorder, *first, *holdout, *prev, *traced;
-	bool standalone;
+	struct tool_link_outputs lo;	/* the fragment NULL: standard output */
+	const char *first, *holdout, *prev, *traced;
 	struct cachepin_plan_opts po;
 	size_t refs;
 	bool whole;
@@ -89,21 +84,6 @@ static int plan_opt(int id, const char *arg, void *ctx)
 	int r;
 
 	switch (id) {
-	case OPT_OUTPUT:
-		a->output = arg;
-		return 0;
-	case OPT_ALIGN:
-		a->align = arg;
-		return 0;
-	case OPT_LLD:
-		a->lld = arg;
-		return 0;
-	case OPT_SECORDER:
-		a->secorder = arg;
-		return 0;
-	case OPT_STANDALONE:
-		a->standalone = true;
-		return 0;
 	case OPT_FIRST:
 		a->first = arg;
 		return 0;
@@ -158,6 +138,8 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		a->refs = (size_t)v;
 		return 0;
 	}
+	if (!tool_link_out_opt(id, arg, &a->lo))
+		return 0;
 	r = tool_inputs_opt(&a->in, id, arg);
 	return r < 0 ? EXIT_USAGE : r;
 }
@@ -350,13 +332,15 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 {
 	struct cachepin_emit_info info = {
 		.version = cachepin_version(), .scores = sc, .nr_scores = plan->nr_evals,
-		.standalone = a->standalone, .head_object = a->first,
+		.standalone = a->lo.standalone, .head_object = a->first,
 		.profile_digest = cachepin_profile__digest(prof),
 	};
 	struct tool_link_layout l = { plan, m, &a->in.caches[0], &info };
-	struct tool_link_outputs lo = { a->output ? a->output : "-", a->align, a->lld, a->secorder };
+	struct tool_link_outputs lo = a->lo;
 	struct tool_outputs os = { .n = 0 };
 
+	if (!lo.fragment)
+		lo.fragment = "-";
 	cachepin_binary__build_id_str(m->bin, info.build_id);
 	/* all or nothing: a fragment never goes with another plan's alignment file */
 	if (tool_link_outputs_add(&os, &lo, &l))
@@ -412,8 +396,8 @@ static int plan_prev(struct plan_args *a, struct cachepin_align **prev, const st
 /* No output of plan may be one of its inputs or another output. */
 static int plan_check_outputs(const struct plan_args *a, const char *profile)
 {
-	const char *in[64], *out[4] = { a->output, a->align, a->lld, a->secorder };
-	size_t ni = 0, i;
+	const char *in[64], *out[TOOL_LINK_NR_OUTPUTS];
+	size_t ni = 0, no = tool_link_outputs_paths(&a->lo, out), i;
 
 	in[ni++] = a->in.binary;
 	in[ni++] = profile;
@@ -425,7 +409,7 @@ static int plan_check_outputs(const struct plan_args *a, const char *profile)
 		in[ni++] = a->traced;
 	for (i = 0; i < a->in.nr_objects && ni < ARRAY_LEN(in); i++)
 		in[ni++] = a->in.objects[i];
-	return tool_check_outputs(in, ni, out, ARRAY_LEN(out));
+	return tool_check_outputs(in, ni, out, no);
 }
 
 /*
@@ -449,13 +433,13 @@ static int plan_setup(struct plan_args *a, char **argv, int first, char **align_
 			   span);
 		return EXIT_USAGE;
 	}
-	if (!a->align) {
-		if (!a->output || !strcmp(a->output, "-")) {
+	if (!a->lo.align) {
+		if (!a->lo.fragment || !strcmp(a->lo.fragment, "-")) {
 			tool_error("plan: --align-file is needed when the fragment goes to standard output");
 			return EXIT_USAGE;
 		}
-		a->align = *align_name = tool_align_name(a->output);
-		if (!a->align)
+		a->lo.align = *align_name = tool_align_name(a->lo.fragment);
+		if (!a->lo.align)
 			return tool_error("out of memory");
 	}
 	a->in.binary = argv[first];

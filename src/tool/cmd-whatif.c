@@ -16,18 +16,13 @@
 #include "cachepin/whatif.h"
 #include "tool.h"
 
-enum { OPT_FILE = 'f', OPT_OUTPUT = 'o', OPT_ALIGN_FILE = 'a', OPT_PLAN = 2001, OPT_TOP, OPT_JSON, OPT_SVG,
-       OPT_LLD, OPT_SECORDER, OPT_STANDALONE };
+enum { OPT_FILE = 'f', OPT_PLAN = 2001, OPT_TOP, OPT_JSON, OPT_SVG };
 
 const struct tool_opt whatif_opts[] = {
 	TOOL_CACHE_OPT,
 	{ "file", 'f', "FILE", "read edits from FILE, one a line ('#' starts a comment)", OPT_FILE },
 	{ "plan", 0, "FILE", "start from the layout of a plan (its alignment file), not the binary's", OPT_PLAN },
-	{ "output", 'o', "FILE", "write the edited layout as a linker-script fragment", OPT_OUTPUT },
-	{ "align-file", 'a', "FILE", "and its alignment file (default: the fragment's name with .align)", OPT_ALIGN_FILE },
-	{ "standalone", 0, NULL, "the fragment as a whole SECTIONS ... INSERT script for ld -T (programs)", OPT_STANDALONE },
-	{ "lld-order", 0, "FILE", "also write the edited order as an lld --symbol-ordering-file", OPT_LLD },
-	{ "section-order", 0, "FILE", "also write it as a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
+	TOOL_OPT_INCLUDE(tool_link_out_opts),
 	{ "top", 0, "N", "show the N functions, sets and pairs of most impact (default 20)", OPT_TOP },
 	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
 	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", OPT_SVG },
@@ -38,9 +33,10 @@ const struct tool_opt whatif_opts[] = {
 
 struct whatif_args {
 	struct tool_inputs in;
-	const char *file, *plan, *output, *align_file, *svg, *lld, *secorder;
+	struct tool_link_outputs lo;	/* the alignment file only with the fragment */
+	const char *file, *plan, *svg;
 	uint64_t top;
-	bool json, standalone;
+	bool json;
 	struct cachepin_edit *edits;
 	size_t nr_edits, cap;
 };
@@ -57,21 +53,6 @@ static int whatif_opt(int id, const char *arg, void *ctx)
 	case OPT_PLAN:
 		a->plan = arg;
 		return 0;
-	case OPT_OUTPUT:
-		a->output = arg;
-		return 0;
-	case OPT_LLD:
-		a->lld = arg;
-		return 0;
-	case OPT_SECORDER:
-		a->secorder = arg;
-		return 0;
-	case OPT_STANDALONE:
-		a->standalone = true;
-		return 0;
-	case OPT_ALIGN_FILE:
-		a->align_file = arg;
-		return 0;
 	case OPT_JSON:
 		a->json = true;
 		return 0;
@@ -81,6 +62,8 @@ static int whatif_opt(int id, const char *arg, void *ctx)
 	case OPT_TOP:
 		return tool_parse_count(arg, &a->top, "--top", 1000000);
 	}
+	if (!tool_link_out_opt(id, arg, &a->lo))
+		return 0;
 	r = tool_inputs_opt(&a->in, id, arg);
 	return r < 0 ? EXIT_USAGE : r;
 }
@@ -143,15 +126,20 @@ static int whatif_edits(struct whatif_args *a, struct whatif_run *w, int argc, c
 	if (tool_default_cache(&a->in))
 		return 1;
 	a->in.binary = argv[first];
-	if (a->output && !a->align_file && !(a->align_file = w->owned_align = tool_align_name(a->output)))
+	if (a->lo.fragment && !a->lo.align &&
+	    !(a->lo.align = w->owned_align = tool_align_name(a->lo.fragment)))
 		return tool_error("out of memory");
 	{
 		const char *more[3] = { argv[first + 1], a->plan, a->file };
-		const char *outs[5] = { a->output, a->align_file, a->svg, a->lld, a->secorder };
+		const char *outs[TOOL_LINK_NR_OUTPUTS + 1];
+		size_t no = tool_link_outputs_paths(&a->lo, outs);
 
-		if ((rc = tool_check_inputs_outputs(&a->in, more, 3, outs, 5)))
+		outs[no++] = a->svg;
+		if ((rc = tool_check_inputs_outputs(&a->in, more, 3, outs, no)))
 			return rc;
 	}
+	if (!a->lo.fragment)
+		a->lo.align = NULL;
 	return 0;
 }
 
@@ -225,9 +213,8 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 {
 	struct cachepin_plan plan = { 0 };
-	struct cachepin_emit_info info = { .version = cachepin_version(), .standalone = a->standalone };
+	struct cachepin_emit_info info = { .version = cachepin_version(), .standalone = a->lo.standalone };
 	struct tool_link_layout l = { &plan, w->m, &a->in.caches[0], &info };
-	struct tool_link_outputs lo = { a->output, a->output ? a->align_file : NULL, a->lld, a->secorder };
 	struct tool_outputs os = { .n = 0 };
 	int rc;
 
@@ -235,14 +222,14 @@ static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 		return tool_error("out of memory");
 	cachepin_binary__build_id_str(w->bin, info.build_id);
 	info.profile_digest = cachepin_profile__digest(w->s->load.profile);
-	rc = tool_link_outputs_add(&os, &lo, &l) || tool_outputs_commit(&os);
-	if (!rc && !a->json && a->output)
+	rc = tool_link_outputs_add(&os, &a->lo, &l) || tool_outputs_commit(&os);
+	if (!rc && !a->json && a->lo.fragment)
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
-			a->output, a->align_file, plan.nr_units, plan.base);
-	if (!rc && !a->json && a->lld)
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lld, plan.nr_units);
-	if (!rc && !a->json && a->secorder)
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->secorder, plan.nr_units);
+			a->lo.fragment, a->lo.align, plan.nr_units, plan.base);
+	if (!rc && !a->json && a->lo.lld)
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.lld, plan.nr_units);
+	if (!rc && !a->json && a->lo.secorder)
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.secorder, plan.nr_units);
 	free(plan.units);
 	return rc;
 }
@@ -270,6 +257,7 @@ int cmd_whatif(int argc, char **argv)
 	const struct tool_cmd *cmd = tool_find_cmd("whatif");
 	struct whatif_args a = { .top = 20 };
 	struct whatif_run w = { 0 };
+	const char *outs[TOOL_LINK_NR_OUTPUTS];
 	struct tool_json j;
 	int first, rc;
 	size_t i;
@@ -299,7 +287,7 @@ int cmd_whatif(int argc, char **argv)
 			goto out;
 	if (a.json)
 		tool_json_end(&j);
-	if (a.output || a.lld || a.secorder)
+	if (tool_link_outputs_paths(&a.lo, outs))
 		rc = whatif_write(&a, &w);
 	else
 		rc = fflush(stdout) || ferror(stdout) ? tool_error("whatif: cannot write the output") : 0;

@@ -96,14 +96,33 @@ static void tool_opt_help(const struct tool_opt *o, FILE *f)
 	fprintf(f, "%.*s%s%s", (int)(at - o->help), o->help, o->list(), at + 2);
 }
 
+#define MAX_OPTS 64
+
+/*
+ * The rows of table T from the Nth of OUT on, those of the tables it
+ * includes in their place; MAX at most.  The number of rows in OUT.
+ */
+static size_t opt_rows(const struct tool_opt *t, const struct tool_opt **out, size_t n, size_t max)
+{
+	for (; t && (t->name || t->include); t++) {
+		if (t->include)
+			n = opt_rows(t->include, out, n, max);
+		else if (n < max)
+			out[n++] = t;
+	}
+	return n;
+}
+
 void tool_usage(const struct tool_cmd *cmd, FILE *f)
 {
-	const struct tool_opt *o;
+	const struct tool_opt *opts[MAX_OPTS];
+	size_t n = opt_rows(cmd->opts, opts, 0, ARRAY_LEN(opts)), i;
 
 	fprintf(f, "usage: cachepin %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
-	if (cmd->opts && cmd->opts[0].name)
+	if (n)
 		fprintf(f, "\n");
-	for (o = cmd->opts; o && o->name; o++) {
+	for (i = 0; i < n; i++) {
+		const struct tool_opt *o = opts[i];
 		char left[64];
 
 		if (o->short_name)
@@ -123,13 +142,15 @@ void tool_usage(const struct tool_cmd *cmd, FILE *f)
 int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 	       int (*on_opt)(int id, const char *arg, void *ctx), void *ctx)
 {
-	struct option lo[64];
+	const struct tool_opt *opts[MAX_OPTS];
+	struct option lo[MAX_OPTS + 3];
 	char so[160];
-	size_t n = 0, ns = 0;
-	const struct tool_opt *o;
+	size_t nr = opt_rows(cmd->opts, opts, 0, ARRAY_LEN(opts)), n = 0, ns = 0, i;
 	int c, err;
 
-	for (o = cmd->opts; o && o->name && n < ARRAY_LEN(lo) - 3; o++) {
+	for (i = 0; i < nr; i++) {
+		const struct tool_opt *o = opts[i];
+
 		lo[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL, o->id };
 		if (o->short_name && ns < sizeof(so) - 3) {
 			so[ns++] = (char)o->short_name;
@@ -164,9 +185,9 @@ int tool_parse(const struct tool_cmd *cmd, int argc, char **argv,
 			exit(EXIT_USAGE);
 		}
 		/* a short option whose id is not its letter */
-		for (o = cmd->opts; o && o->name; o++)
-			if (o->short_name && o->short_name == c && o->id != c) {
-				c = o->id;
+		for (i = 0; i < nr; i++)
+			if (opts[i]->short_name && opts[i]->short_name == c && opts[i]->id != c) {
+				c = opts[i]->id;
 				break;
 			}
 		err = on_opt(c, optarg, ctx);

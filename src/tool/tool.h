@@ -22,7 +22,11 @@ struct tool_opt {
 	const char *help;	/* with LIST: its "%s" is what LIST returns */
 	int id;			/* value returned by the parser */
 	const char *(*list)(void);	/* names the help lists (policies), or NULL */
+	const struct tool_opt *include;	/* a shared table's rows, in this row's place */
 };
+
+/* A shared option table (terminated by a NULL name) as rows of a command's. */
+#define TOOL_OPT_INCLUDE(table) { .include = (table) }
 
 /* What a command's session opens (the command table's needs). */
 #define NEED_BINARY CACHEPIN_SESSION_BINARY
@@ -36,7 +40,7 @@ struct tool_cmd {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 	const char *usage;	/* "[options] BINARY PROFILE" */
-	const struct tool_opt *opts;	/* terminated by a NULL name */
+	const struct tool_opt *opts;	/* terminated by a NULL name and include */
 	/*
 	 * What the command's session opens (enum cachepin_session_need), as
 	 * git's RUN_SETUP: the command asks tool_session() for it, all or a
@@ -186,7 +190,23 @@ struct cachepin_model;
 struct cachepin_emit_info;
 struct tool_link_outputs {
 	const char *fragment, *align, *lld, *secorder;
+	bool standalone;	/* the fragment as a whole script for ld -T */
 };
+
+/*
+ * Their options, one table for the commands that write a layout
+ * (TOOL_OPT_INCLUDE), and their parser: 0, or -1 for an option not
+ * theirs.
+ */
+extern const struct tool_opt tool_link_out_opts[];
+int tool_link_out_opt(int id, const char *arg, struct tool_link_outputs *lo);
+
+/*
+ * The paths given in LO, the fragment first, into PATHS (room for
+ * TOOL_LINK_NR_OUTPUTS): how many.
+ */
+#define TOOL_LINK_NR_OUTPUTS 4
+size_t tool_link_outputs_paths(const struct tool_link_outputs *lo, const char **paths);
 struct tool_link_layout {
 	const struct cachepin_plan *plan;
 	const struct cachepin_model *m;		/* its binary is the layout's */
