@@ -45,53 +45,49 @@ static int write_fragment(FILE *f, void *ctx)
 }
 
 /*
- * The outputs, in the order they are staged: the fragment last, as plan
- * always did.
+ * The outputs, a row each, in the order they are staged: the fragment
+ * last, as plan always did.  An output's option (tool_link_out_opts) has
+ * the id OPT_OUT + its row.
  */
+enum { OUT_ALIGN, OUT_LLD, OUT_SECORDER, OUT_FRAGMENT };
+enum { OPT_OUT = 4001, OPT_STANDALONE = OPT_OUT + TOOL_LINK_NR_OUTPUTS };
+
 static const struct {
 	size_t path;	/* offset of its path in struct tool_link_outputs */
 	int (*write)(FILE *f, void *ctx);
 } link_outs[TOOL_LINK_NR_OUTPUTS] = {
-	{ offsetof(struct tool_link_outputs, align), write_align },
-	{ offsetof(struct tool_link_outputs, lld), write_lld },
-	{ offsetof(struct tool_link_outputs, secorder), write_secorder },
-	{ offsetof(struct tool_link_outputs, fragment), write_fragment },
+	[OUT_ALIGN] = { offsetof(struct tool_link_outputs, align), write_align },
+	[OUT_LLD] = { offsetof(struct tool_link_outputs, lld), write_lld },
+	[OUT_SECORDER] = { offsetof(struct tool_link_outputs, secorder), write_secorder },
+	[OUT_FRAGMENT] = { offsetof(struct tool_link_outputs, fragment), write_fragment },
 };
+
+static const char **out_slot(const struct tool_link_outputs *lo, size_t i)
+{
+	return (const char **)((char *)lo + link_outs[i].path);
+}
 
 static const char *out_path(const struct tool_link_outputs *lo, size_t i)
 {
-	return *(const char *const *)((const char *)lo + link_outs[i].path);
+	return *out_slot(lo, i);
 }
 
-enum {
-	OPT_FRAGMENT = 'o', OPT_ALIGN = 'a', OPT_LLD = 4001, OPT_SECORDER, OPT_STANDALONE,
-};
-
 const struct tool_opt tool_link_out_opts[] = {
-	{ "output", 'o', "FILE", "write the layout as a linker-script fragment to FILE", OPT_FRAGMENT },
-	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_ALIGN },
-	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_LLD },
-	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_SECORDER },
+	{ "output", 'o', "FILE", "write the layout as a linker-script fragment to FILE", OPT_OUT + OUT_FRAGMENT },
+	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_OUT + OUT_ALIGN },
+	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_OUT + OUT_LLD },
+	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_OUT + OUT_SECORDER },
 	{ "standalone", 0, NULL, "emit a complete script to add with -T: the block starts .text (INSERT BEFORE .text)", OPT_STANDALONE },
 	{ NULL }
 };
 
 int tool_link_out_opt(int id, const char *arg, struct tool_link_outputs *lo)
 {
-	switch (id) {
-	case OPT_FRAGMENT:
-		lo->fragment = arg;
+	if (id >= OPT_OUT && id < OPT_OUT + (int)ARRAY_LEN(link_outs)) {
+		*out_slot(lo, (size_t)(id - OPT_OUT)) = arg;
 		return 0;
-	case OPT_ALIGN:
-		lo->align = arg;
-		return 0;
-	case OPT_LLD:
-		lo->lld = arg;
-		return 0;
-	case OPT_SECORDER:
-		lo->secorder = arg;
-		return 0;
-	case OPT_STANDALONE:
+	}
+	if (id == OPT_STANDALONE) {
 		lo->standalone = true;
 		return 0;
 	}
@@ -105,7 +101,7 @@ size_t tool_link_outputs_paths(const struct tool_link_outputs *lo, const char **
 
 	/* the fragment, staged last, first; then the others as staged */
 	for (k = 0; k < nr; k++) {
-		const char *path = out_path(lo, (k + nr - 1) % nr);
+		const char *path = out_path(lo, (k + OUT_FRAGMENT) % nr);
 
 		if (path)
 			paths[n++] = path;
