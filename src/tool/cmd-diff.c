@@ -14,16 +14,16 @@
 #include "cachepin/symmap.h"
 #include "tool.h"
 
-enum { OPT_JSON = 2001, OPT_TOP, OPT_OLD_MAP, OPT_NEW_MAP, OPT_ALL, OPT_SVG };
+enum { OPT_OLD_MAP = 2001, OPT_NEW_MAP, OPT_ALL };
 
 const struct tool_opt diff_opts[] = {
 	TOOL_CACHE_OPT,
 	{ "old-map", 0, "FILE", "GNU ld link map of OLD", OPT_OLD_MAP },
 	{ "new-map", 0, "FILE", "GNU ld link map of NEW", OPT_NEW_MAP },
-	{ "top", 0, "N", "show the N functions and pairs of most impact (default 20)", OPT_TOP },
+	{ "top", 0, "N", "show the N functions and pairs of most impact (default 20)", TOOL_OPT_TOP },
 	{ "all", 0, NULL, "show every hot function, also those that kept their set and misses", OPT_ALL },
-	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
-	{ "svg", 0, "FILE", "draw the sets' pressure of both builds into FILE (SVG; the first geometry)", OPT_SVG },
+	TOOL_JSON_OPT,
+	{ "svg", 0, "FILE", "draw the sets' pressure of both builds into FILE (SVG; the first geometry)", TOOL_OPT_SVG },
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 },
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 },
 	TOOL_IDLE_OPT,
@@ -32,9 +32,9 @@ const struct tool_opt diff_opts[] = {
 
 struct diff_args {
 	struct tool_inputs in;
-	const char *old_map, *new_map, *svg;
-	uint64_t top;
-	bool json, all;
+	struct tool_report rep;
+	const char *old_map, *new_map;
+	bool all;
 };
 
 static int diff_opt(int id, const char *arg, void *ctx)
@@ -43,24 +43,18 @@ static int diff_opt(int id, const char *arg, void *ctx)
 	int r;
 
 	switch (id) {
-	case OPT_JSON:
-		a->json = true;
-		return 0;
 	case OPT_ALL:
 		a->all = true;
 		return 0;
-	case OPT_TOP:
-		return tool_parse_count(arg, &a->top, "--top", 1000000);
 	case OPT_OLD_MAP:
 		a->old_map = arg;
-		return 0;
-	case OPT_SVG:
-		a->svg = arg;
 		return 0;
 	case OPT_NEW_MAP:
 		a->new_map = arg;
 		return 0;
 	}
+	if ((r = tool_report_opt(&a->rep, id, arg)) >= 0)
+		return r;
 	r = tool_inputs_opt(&a->in, id, arg);
 	return r < 0 ? EXIT_USAGE : r;
 }
@@ -347,7 +341,7 @@ static int diff_report(const struct diff_args *a, char *const *names, const stru
 	size_t i;
 
 	tool_json_init(&j, stdout);
-	if (a->json) {
+	if (a->rep.json) {
 		tool_json_open(&j, NULL, '{', false);
 		tool_json_str(&j, "old", names[0]);
 		tool_json_str(&j, "new", names[1]);
@@ -358,22 +352,22 @@ static int diff_report(const struct diff_args *a, char *const *names, const stru
 	for (i = 0; i < a->in.nr_caches; i++) {
 		if (cachepin_diff__run(ob, &o->scores[i], ofa, nb, &n->scores[i], nfa, &d))
 			return tool_error("out of memory");
-		if (a->json)
+		if (a->rep.json)
 			tool_diff_json(&j, &o->scores[i], &n->scores[i], &d);
 		else
-			tool_diff_text(&o->scores[i], &n->scores[i], &d, a->top, a->all);
+			tool_diff_text(&o->scores[i], &n->scores[i], &d, a->rep.top, a->all);
 		cachepin_diff__release(&d);
 	}
-	if (a->json)
+	if (a->rep.json)
 		tool_json_end(&j);
 	if (fflush(stdout) || ferror(stdout))
 		return tool_error("diff: cannot write the output");
-	if (a->svg) {
+	if (a->rep.svg) {
 		const struct cachepin_score *sp[2] = { &o->scores[0], &n->scores[0] };
 		const char *titles[2] = { names[0], names[1] };
 		const struct cachepin_binary *bins[2] = { ob, nb };
 
-		return tool_svg_write(a->svg, bins, sp, titles, 2);
+		return tool_svg_write(a->rep.svg, bins, sp, titles, 2);
 	}
 	return 0;
 }
@@ -381,7 +375,7 @@ static int diff_report(const struct diff_args *a, char *const *names, const stru
 int cmd_diff(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("diff");
-	struct diff_args a = { .top = 20 };
+	struct diff_args a = { .rep.top = 20 };
 	struct build o = { 0 }, n = { 0 };
 	uint64_t *ofa = NULL, *nfa = NULL;
 	int first, rc;
@@ -399,7 +393,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	{
 		const char *more[5] = { argv[first], argv[first + 1], argv[first + 2], a.old_map, a.new_map };
-		const char *outs[1] = { a.svg };
+		const char *outs[1] = { a.rep.svg };
 
 		if ((rc = tool_check_inputs_outputs(&a.in, more, 5, outs, 1)))
 			goto out;

@@ -13,17 +13,17 @@
 #include "cachepin/srcline.h"
 #include "tool.h"
 
-enum { OPT_JSON = 2001, OPT_TOP, OPT_REFS, OPT_LINES, OPT_WHOLE, OPT_SVG, OPT_OUTPUT = 'o' };
+enum { OPT_TOP = 2001, OPT_REFS, OPT_LINES, OPT_WHOLE, OPT_OUTPUT = 'o' };
 
 const struct tool_opt score_opts[] = {
 	TOOL_CACHE_OPT,
-	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
+	TOOL_JSON_OPT,
 	{ "top", 0, "N", "show the N worst sets and pairs (default 10)", OPT_TOP },
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
 	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
 	{ "source-lines", 'l', NULL, "name the source line of each worst set's hottest line (DWARF)", OPT_LINES },
 	{ "output", 'o', "FILE", "write the report to FILE (default: standard output)", OPT_OUTPUT },
-	{ "svg", 0, "FILE", "draw the sets' pressure into FILE (SVG, a panel per geometry)", OPT_SVG },
+	{ "svg", 0, "FILE", "draw the sets' pressure into FILE (SVG, a panel per geometry)", TOOL_OPT_SVG },
 	TOOL_INPUT_OPTS,
 	TOOL_IDLE_OPT,
 	{ NULL }
@@ -31,10 +31,11 @@ const struct tool_opt score_opts[] = {
 
 struct score_args {
 	struct tool_inputs in;
-	bool json, lines, whole;
+	struct tool_report rep;	/* its --top is score's own */
+	bool lines, whole;
 	unsigned int top;
 	size_t refs;
-	const char *output, *svg;
+	const char *output;
 };
 
 /* A count from 1 to 2^31 for option WHAT. */
@@ -58,9 +59,6 @@ static int score_opt(int id, const char *arg, void *ctx)
 	int r;
 
 	switch (id) {
-	case OPT_JSON:
-		a->json = true;
-		return 0;
 	case OPT_LINES:
 		a->lines = true;
 		return 0;
@@ -82,10 +80,9 @@ static int score_opt(int id, const char *arg, void *ctx)
 	case OPT_OUTPUT:
 		a->output = arg;
 		return 0;
-	case OPT_SVG:
-		a->svg = arg;
-		return 0;
 	}
+	if ((r = tool_report_opt(&a->rep, id, arg)) >= 0)
+		return r;
 	r = tool_inputs_opt(&a->in, id, arg);
 	return r < 0 ? EXIT_USAGE : r;
 }
@@ -438,7 +435,7 @@ static int score_build(struct score_args *a, struct report *r, const char *profi
 	r->model = r->s->model;
 	r->scores = r->s->scores;
 	r->nr_scores = r->s->nr_scores;
-	if (!a->json && a->lines) {
+	if (!a->rep.json && a->lines) {
 		r->sl = cachepin_srcline__open(a->in.binary);
 		if (!r->sl && errno == ENODATA)
 			tool_warn("'%s' has no DWARF line information; no source lines", a->in.binary);
@@ -463,7 +460,7 @@ static int score_svg(const struct score_args *a, const struct report *r)
 			bins[i] = r->bin;
 			titles[i] = title;
 		}
-		rc = tool_svg_write(a->svg, bins, sp, titles, r->nr_scores);
+		rc = tool_svg_write(a->rep.svg, bins, sp, titles, r->nr_scores);
 	}
 	free(sp);
 	free(bins);
@@ -491,7 +488,7 @@ int cmd_score(int argc, char **argv)
 	}
 	a.in.binary = argv[first];
 	{
-		const char *outs[2] = { a.output, a.svg };
+		const char *outs[2] = { a.output, a.rep.svg };
 
 		if ((rc = tool_check_inputs_outputs(&a.in, (const char *const *)argv + first + 1, 1,
 						    outs, 2)))
@@ -500,8 +497,8 @@ int cmd_score(int argc, char **argv)
 	}
 	if (score_build(&a, &r, argv[first + 1]))
 		goto out;
-	rc = tool_write_file(a.output, a.json ? write_json : write_text, &r);
-	if (!rc && a.svg)
+	rc = tool_write_file(a.output, a.rep.json ? write_json : write_text, &r);
+	if (!rc && a.rep.svg)
 		rc = score_svg(&a, &r);
 out:
 	cachepin_srcline__free(r.sl);

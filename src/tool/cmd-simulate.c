@@ -20,7 +20,6 @@ enum {
 	OPT_LAYOUT,
 	OPT_RELINK,
 	OPT_SETS,
-	OPT_JSON,
 };
 
 /* "lru,random,rr,fa-lru": the policies simulate runs, as the policy table has them. */
@@ -41,7 +40,7 @@ const struct tool_opt simulate_opts[] = {
 	{ "relink", 0, "ELF", "remap to a relink of BINARY, function by function name", OPT_RELINK },
 	{ "map", 'm', "FILE", "GNU ld link map of BINARY (--layout needs it)", 'm' },
 	{ "sets", 0, "N", "the N sets with the most misses of each geometry and policy, and their lines (named by BINARY if given)", OPT_SETS },
-	{ "json", 0, NULL, "print JSON", OPT_JSON },
+	{ "json", 0, NULL, "print JSON", TOOL_OPT_JSON },
 	{ NULL }
 };
 
@@ -49,7 +48,7 @@ struct sim_args {
 	struct tool_inputs in;
 	struct cachepin_simulate_opts o;
 	const char *layout, *relink;
-	bool json;
+	struct tool_report rep;	/* --json */
 };
 
 static int parse_range(const char *arg, uint64_t *lo, uint64_t *hi)
@@ -136,11 +135,9 @@ static int simulate_opt(int id, const char *arg, void *ctx)
 		}
 		a->o.worst_sets = (uint32_t)v;
 		return 0;
-	case OPT_JSON:
-		a->json = true;
-		return 0;
 	}
-	return EXIT_USAGE;
+	r = tool_report_opt(&a->rep, id, arg);
+	return r < 0 ? EXIT_USAGE : r;
 }
 
 /* The function of BIN holding traced address ADDR, or NULL (no binary, no function). */
@@ -412,7 +409,7 @@ static int sim_run(const char *trace, struct sim_args *a, const struct cachepin_
 		cachepin_simulate__release(&s);
 		return 1;
 	}
-	if (a->json)
+	if (a->rep.json)
 		print_json(trace, a, &s, bin);
 	else
 		print_text(trace, a, &s, bin);

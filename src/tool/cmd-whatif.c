@@ -16,16 +16,16 @@
 #include "cachepin/whatif.h"
 #include "tool.h"
 
-enum { OPT_FILE = 'f', OPT_PLAN = 2001, OPT_TOP, OPT_JSON, OPT_SVG };
+enum { OPT_FILE = 'f', OPT_PLAN = 2001 };
 
 const struct tool_opt whatif_opts[] = {
 	TOOL_CACHE_OPT,
 	{ "file", 'f', "FILE", "read edits from FILE, one a line ('#' starts a comment)", OPT_FILE },
 	{ "plan", 0, "FILE", "start from the layout of a plan (its alignment file), not the binary's", OPT_PLAN },
 	TOOL_OPT_INCLUDE(tool_link_out_opts),
-	{ "top", 0, "N", "show the N functions, sets and pairs of most impact (default 20)", OPT_TOP },
-	{ "json", 0, NULL, "print JSON instead of text", OPT_JSON },
-	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", OPT_SVG },
+	{ "top", 0, "N", "show the N functions, sets and pairs of most impact (default 20)", TOOL_OPT_TOP },
+	TOOL_JSON_OPT,
+	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", TOOL_OPT_SVG },
 	TOOL_INPUT_OPTS,
 	TOOL_IDLE_OPT,
 	{ NULL }
@@ -34,9 +34,8 @@ const struct tool_opt whatif_opts[] = {
 struct whatif_args {
 	struct tool_inputs in;
 	struct tool_link_outputs lo;	/* the alignment file only with the fragment */
-	const char *file, *plan, *svg;
-	uint64_t top;
-	bool json;
+	struct tool_report rep;
+	const char *file, *plan;
 	struct cachepin_edit *edits;
 	size_t nr_edits, cap;
 };
@@ -53,15 +52,9 @@ static int whatif_opt(int id, const char *arg, void *ctx)
 	case OPT_PLAN:
 		a->plan = arg;
 		return 0;
-	case OPT_JSON:
-		a->json = true;
-		return 0;
-	case OPT_SVG:
-		a->svg = arg;
-		return 0;
-	case OPT_TOP:
-		return tool_parse_count(arg, &a->top, "--top", 1000000);
 	}
+	if ((r = tool_report_opt(&a->rep, id, arg)) >= 0)
+		return r;
 	if (!tool_link_out_opt(id, arg, &a->lo))
 		return 0;
 	r = tool_inputs_opt(&a->in, id, arg);
@@ -134,7 +127,7 @@ static int whatif_edits(struct whatif_args *a, struct whatif_run *w, int argc, c
 		const char *outs[TOOL_LINK_NR_OUTPUTS + 1];
 		size_t no = tool_link_outputs_paths(&a->lo, outs);
 
-		outs[no++] = a->svg;
+		outs[no++] = a->rep.svg;
 		if ((rc = tool_check_inputs_outputs(&a->in, more, 3, outs, no)))
 			return rc;
 	}
@@ -192,16 +185,16 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 		cachepin_score__release(&sa);
 		return tool_error("out of memory");
 	}
-	if (a->json)
+	if (a->rep.json)
 		tool_diff_json(j, &sb, &sa, &d);
 	else
-		tool_diff_text(&sb, &sa, &d, a->top, false);
-	if (!i && a->svg) {
+		tool_diff_text(&sb, &sa, &d, a->rep.top, false);
+	if (!i && a->rep.svg) {
 		const struct cachepin_score *sp[2] = { &sb, &sa };
 		const char *titles[2] = { a->plan ? "the plan" : "as linked", "after the edits" };
 		const struct cachepin_binary *bins[2] = { w->bin, w->bin };
 
-		rc = tool_svg_write(a->svg, bins, sp, titles, 2);
+		rc = tool_svg_write(a->rep.svg, bins, sp, titles, 2);
 	}
 	cachepin_diff__release(&d);
 	cachepin_score__release(&sb);
@@ -223,12 +216,12 @@ static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 	cachepin_binary__build_id_str(w->bin, info.build_id);
 	info.profile_digest = cachepin_profile__digest(w->s->load.profile);
 	rc = tool_link_outputs_add(&os, &a->lo, &l) || tool_outputs_commit(&os);
-	if (!rc && !a->json && a->lo.fragment)
+	if (!rc && !a->rep.json && a->lo.fragment)
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
 			a->lo.fragment, a->lo.align, plan.nr_units, plan.base);
-	if (!rc && !a->json && a->lo.lld)
+	if (!rc && !a->rep.json && a->lo.lld)
 		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.lld, plan.nr_units);
-	if (!rc && !a->json && a->lo.secorder)
+	if (!rc && !a->rep.json && a->lo.secorder)
 		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.secorder, plan.nr_units);
 	free(plan.units);
 	return rc;
@@ -255,7 +248,7 @@ static void whatif_release(struct whatif_args *a, struct whatif_run *w)
 int cmd_whatif(int argc, char **argv)
 {
 	const struct tool_cmd *cmd = tool_find_cmd("whatif");
-	struct whatif_args a = { .top = 20 };
+	struct whatif_args a = { .rep.top = 20 };
 	struct whatif_run w = { 0 };
 	const char *outs[TOOL_LINK_NR_OUTPUTS];
 	struct tool_json j;
@@ -272,7 +265,7 @@ int cmd_whatif(int argc, char **argv)
 	if ((rc = whatif_edits(&a, &w, argc, argv, first)) || (rc = whatif_open(&a, &w, argv[first + 1])))
 		goto out;
 	tool_json_init(&j, stdout);
-	if (a.json) {
+	if (a.rep.json) {
 		tool_json_open(&j, NULL, '{', false);
 		tool_json_str(&j, "binary", w.bin->path);
 		tool_json_u64(&j, "edits", a.nr_edits);
@@ -280,12 +273,12 @@ int cmd_whatif(int argc, char **argv)
 	} else
 		printf("whatif '%s' on %s: %zu edits\n", w.bin->path, a.plan ? a.plan : "its own layout",
 		       a.nr_edits);
-	for (i = 0; !a.json && i < a.nr_edits; i++)
+	for (i = 0; !a.rep.json && i < a.nr_edits; i++)
 		printf("  %s: %s\n", a.edits[i].where, a.edits[i].text);
 	for (i = 0; i < a.in.nr_caches; i++)
 		if ((rc = whatif_cache(&a, &w, &j, i)))
 			goto out;
-	if (a.json)
+	if (a.rep.json)
 		tool_json_end(&j);
 	if (tool_link_outputs_paths(&a.lo, outs))
 		rc = whatif_write(&a, &w);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Inputs shared by the commands: their options, the default cache, the
- * session of those options (cachepin/session.h).
+ * Inputs shared by the commands: their options (and the reports'), the
+ * default cache, the session of those options (cachepin/session.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +85,21 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 		free(dup);
 		return 0;
 	}
+	}
+	return -1;	/* not ours */
+}
+
+int tool_report_opt(struct tool_report *r, int id, const char *arg)
+{
+	switch (id) {
+	case TOOL_OPT_JSON:
+		r->json = true;
+		return 0;
+	case TOOL_OPT_SVG:
+		r->svg = arg;
+		return 0;
+	case TOOL_OPT_TOP:
+		return tool_parse_count(arg, &r->top, "--top", 1000000);
 	}
 	return -1;	/* not ours */
 }

@@ -119,6 +119,23 @@ struct tool_inputs {
 const char *tool_cpu_policies(void);
 
 int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg);
+
+/*
+ * Options of the commands that report (score, diff, whatif, simulate):
+ * the rows are the commands' own (their help differs), the ids and the
+ * parser shared.  tool_report_opt(): 0, an exit code after a message,
+ * or -1 for an option not of these.
+ */
+struct tool_report {
+	bool json;		/* --json */
+	const char *svg;	/* --svg FILE */
+	uint64_t top;		/* --top N, 1 to 1000000 (score bounds its own) */
+};
+enum { TOOL_OPT_JSON = 1101, TOOL_OPT_SVG, TOOL_OPT_TOP };
+
+#define TOOL_JSON_OPT { "json", 0, NULL, "print JSON instead of text", TOOL_OPT_JSON }
+
+int tool_report_opt(struct tool_report *r, int id, const char *arg);
 /* Parse a non-negative number for option WHAT; 0, or EXIT_USAGE after an error. */
 int tool_parse_u64(const char *arg, uint64_t *v, const char *what);
 
