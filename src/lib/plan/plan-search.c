@@ -9,15 +9,6 @@
 #include "plan-int.h"
 
 /*
- * From the heat colouring the search needs fewer moves than it did from
- * the greedy one (measured, the shipped router-lab, 32K:4:32, planned
- * from the first half's profile and scored on the trace's second half:
- * 116,675 LRU misses at 6,000 moves, 113,789 at 3,000), and the
- * 35 k-function vmlinux plans in seconds.
- */
-#define DEFAULT_ITERS 3000
-
-/*
  * The local search weighs the risk of sets holding WAYS sampled lines
  * (see HEADROOM_GREEDY in plan-greedy.c) against the exact misses with
  * HEADROOM_EXACT misses per fetch of the lines of full sets.
@@ -44,19 +35,7 @@ static double full_f(uint32_t cnt, double rate, uint32_t ways)
 
 static unsigned int nr_iters(const struct planner *pl)
 {
-	return pl->o->iterations ? pl->o->iterations : DEFAULT_ITERS;
-}
-
-/*
- * Measured on the router-arm kernel's profile: about 0.7 s for the search
- * at 3000 moves, 0.1 s for the heat colouring, 0.05 s for density, C3
- * and keep each.
- */
-uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, enum cachepin_plan_method method)
-{
-	uint64_t iters = o->iterations ? o->iterations : DEFAULT_ITERS;
-
-	return method == CACHEPIN_PLAN_SEARCH ? 1 + 7 * iters / DEFAULT_ITERS : 1;
+	return pl->o->iterations ? pl->o->iterations : SEARCH_DEFAULT_ITERS;
 }
 
 /* Sets of G touched by H's items at OFF, added to g->sets (deduplicated). */

@@ -99,13 +99,6 @@ static void geo_weights(struct colour_rule *rule, const struct cachepin_plan_opt
 				(double)(v->link[i] ? v->link[i] : 1);
 }
 
-void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille)
-{
-	if (pg)
-		cachepin_progress(pg->label, pg->at * 1000 + pg->cur * (permille < 1000 ? permille : 999),
-				  pg->total * 1000);
-}
-
 /*
  * METHOD on M from SEED into PLAN, the colouring as V says, one step of
  * PG (may be NULL).  0 or a negative errno, PLAN empty.

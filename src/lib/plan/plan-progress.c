@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The planner's progress: what each layout it builds weighs, and the
+ * step in hand passed to the callback (cachepin_set_progress()).
+ */
+#include "plan-int.h"
+
+/*
+ * Measured on the router-arm kernel's profile: about 0.7 s for the search
+ * at 3000 moves, 0.1 s for the heat colouring, 0.05 s for density, C3
+ * and keep each.
+ */
+uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, enum cachepin_plan_method method)
+{
+	uint64_t iters = o->iterations ? o->iterations : SEARCH_DEFAULT_ITERS;
+
+	return method == CACHEPIN_PLAN_SEARCH ? 1 + 7 * iters / SEARCH_DEFAULT_ITERS : 1;
+}
+
+void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille)
+{
+	if (pg)
+		cachepin_progress(pg->label, pg->at * 1000 + pg->cur * (permille < 1000 ? permille : 999),
+				  pg->total * 1000);
+}
