@@ -4,7 +4,7 @@
  * textin-sample.c (the sample being built), and one file per grammar:
  * textin-script.c (perf script), textin-hot.c (hot lists and the rows of
  * the hot list format), textin-report.c (perf report / perf top),
- * textin-folded.c (folded stacks).
+ * textin-folded.c (folded stacks); the fields they share, textin-field.c.
  */
 #ifndef CACHEPIN_TEXTIN_INT_H
 #define CACHEPIN_TEXTIN_INT_H
@@ -106,10 +106,6 @@ bool cachepin_text_script_probe(const char *p, const char *e);
 int cachepin_text_script_line(struct textin *t, char *line, size_t len);
 
 /* textin-hot.c */
-/* "12.34%" -> 123400 (parts per million); false if [p, e) is none. */
-bool cachepin_text_parse_pct(const char *p, const char *e, uint64_t *ppm);
-/* NAME[@OBJECT] into F; false if NAME is no symbol name. */
-bool cachepin_text_hot_name(const char *p, const char *e, struct pframe *f);
 /* A hot list line or perf report row into F: ROW_NONE, ROW_OK or ROW_BAD. */
 int cachepin_text_row(const char *p, const char *e, const struct report_cols *cols,
 		      struct pframe *f);
@@ -124,8 +120,6 @@ int cachepin_text_report_row(const char *p, const char *e, uint64_t pct,
 bool cachepin_text_report_chatter(const char *p, const char *e);
 /* A line of a call graph under a row ("|", "--"). */
 bool cachepin_text_report_graph(const char *p, const char *e);
-/* Remove terminal escapes in place: the new end; *CLEARED if one cleared the screen. */
-char *cachepin_text_strip_escapes(char *p, char *e, bool *cleared);
 /* The same on a line of T, dropping the rows read so far on a screen clear. */
 char *cachepin_text_top_unescape(struct textin *t, char *line, char *end);
 /* A blank, header, chatter or call graph line, taken note of: true; a row: false. */
@@ -135,8 +129,14 @@ bool cachepin_text_report_skip(struct textin *t, const char *p, const char *e);
 bool cachepin_text_folded_probe(const char *p, const char *e);
 int cachepin_text_folded_line(struct textin *t, char *line, size_t len);
 
-/* textin.c */
+/* textin-field.c */
+/* "12.34%" -> 123400 (parts per million); false if [p, e) is none. */
+bool cachepin_text_parse_pct(const char *p, const char *e, uint64_t *ppm);
+/* NAME[@OBJECT] into F; false if NAME is no symbol name. */
+bool cachepin_text_hot_name(const char *p, const char *e, struct pframe *f);
 /* [p, e) holds control characters other than tab, CR and ESC. */
 bool cachepin_text_has_ctl(const char *p, const char *e);
+/* Remove terminal escapes in place: the new end; *CLEARED if one cleared the screen. */
+char *cachepin_text_strip_escapes(char *p, char *e, bool *cleared);
 
 #endif

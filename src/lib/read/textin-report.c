@@ -208,34 +208,6 @@ bool cachepin_text_report_skip(struct textin *t, const char *p, const char *e)
 
 /* ---- perf top's screens ---- */
 
-char *cachepin_text_strip_escapes(char *p, char *e, bool *cleared)
-{
-	char *w = p, *r = p;
-
-	*cleared = false;
-	while (r < e) {
-		if (*r != 0x1b) {
-			*w++ = *r++;
-			continue;
-		}
-		r++;
-		if (r < e && *r == '[') {
-			char *s = ++r;
-
-			while (r < e && ((*r >= '0' && *r <= '9') || *r == ';' || *r == '?'))
-				r++;
-			if (r < e) {
-				if ((*r == 'H' && r == s) || (*r == 'J' && r - s == 1 && *s == '2'))
-					*cleared = true;
-				r++;
-			}
-		} else if (r < e) {
-			r++;
-		}
-	}
-	return w;
-}
-
 char *cachepin_text_top_unescape(struct textin *t, char *line, char *end)
 {
 	bool cleared = false;

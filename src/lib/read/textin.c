@@ -33,16 +33,6 @@ static const struct grammar {
 	[CACHEPIN_TEXT_FOLDED] = { "folded stacks", cachepin_text_folded_line },
 };
 
-/* Control characters other than tab, CR and ESC (perf top's colours). */
-bool cachepin_text_has_ctl(const char *p, const char *e)
-{
-	for (; p < e; p++)
-		if (((unsigned char)*p < 0x20 && *p != '\t' && *p != '\r' && *p != 0x1b) ||
-		    *p == 0x7f)
-			return true;
-	return false;
-}
-
 /* ---- detection ---- */
 
 static enum line_class classify(const char *p, const char *e);
