@@ -175,13 +175,8 @@ const struct cachepin_func *cachepin_binary__unit_func(const struct cachepin_bin
  * alignment file has the symbol's offset, and an assembly object's .text
  * can start with local code before its first function.
  */
-static inline uint64_t cachepin_binary__unit_symoff(const struct cachepin_binary *bin,
-						    const struct cachepin_unit *u)
-{
-	const struct cachepin_func *fn = cachepin_binary__unit_func(bin, u);
-
-	return fn ? fn->addr - u->addr : 0;
-}
+uint64_t cachepin_binary__unit_symoff(const struct cachepin_binary *bin,
+				      const struct cachepin_unit *u);
 
 /* The function containing ADDR, or NULL. */
 const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,

@@ -2,8 +2,10 @@
 /*
  * What the library knows of architectures, linkers and the Linux kernel,
  * all in kernel.c: a new SoC, toolchain or kernel version is taught there.
- * Its public part, cachepin_binary__is_kernel() and
- * cachepin_kernel__switchers(), is declared in cachepin/binary.h.
+ * Its public part, cachepin_kernel__switchers(), is declared in
+ * cachepin/binary.h; cachepin_binary__is_kernel() is the binary's own
+ * (binary.c), by CACHEPIN_KERNEL_START_SYM.  Nothing here asks the binary
+ * whether it is a kernel: the callers do.
  */
 #ifndef CACHEPIN_KERNEL_H
 #define CACHEPIN_KERNEL_H
@@ -26,6 +28,9 @@ bool cachepin_arch_mapping_sym(const char *name);
 bool cachepin_arch_thumb(uint16_t machine, uint8_t type, uint64_t *value);
 
 /* ---- linkers and kernels ---- */
+
+/* The symbol every Linux image has and nothing else: what makes a binary a kernel. */
+#define CACHEPIN_KERNEL_START_SYM "start_kernel"
 
 /*
  * Is NAME a symbol that linker scripts and section bounds define (_text,
@@ -54,7 +59,7 @@ bool cachepin_kernel_after_text(const char *section);
  * loop's code where a sample measures time spent waiting for an
  * interrupt, not fetches (the .cpuidle.text section, and the idle
  * entries of the architectures that a WFI, wait or hlt returns to)?
- * False for every function of a binary that is not a kernel.
+ * For a kernel's functions (the caller asks cachepin_binary__is_kernel()).
  */
 bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachepin_func *f);
 
@@ -109,8 +114,9 @@ struct cachepin_mips_handler {
 extern const struct cachepin_mips_handler cachepin_mips_handlers[MIPS_NR_HANDLERS];
 
 /*
- * Is BIN a 32-bit MIPS kernel (EM_MIPS, ELFCLASS32, linked, defines
- * start_kernel), whose handlers are at its exception base?
+ * Is BIN a linked 32-bit MIPS binary (EM_MIPS, ELFCLASS32)?  If it is a
+ * kernel (cachepin_binary__is_kernel()), its handlers are at its
+ * exception base.
  */
 bool cachepin_kernel_is_mips32(const struct cachepin_binary *bin);
 

@@ -651,6 +651,13 @@ static bool func_has(const struct cachepin_func *f, uint64_t addr)
 	return addr >= f->addr && addr - f->addr < f->size;
 }
 
+bool cachepin_binary__is_kernel(const struct cachepin_binary *bin)
+{
+	uint64_t v;
+
+	return cachepin_binary__sym_value(bin, CACHEPIN_KERNEL_START_SYM, &v) == 0;
+}
+
 const struct cachepin_func *cachepin_binary__unit_func(const struct cachepin_binary *bin,
 							const struct cachepin_unit *u)
 {
@@ -660,6 +667,13 @@ const struct cachepin_func *cachepin_binary__unit_func(const struct cachepin_bin
 		if (bin->funcs[u->first_func + i].addr == u->addr)
 			return &bin->funcs[u->first_func + i];
 	return u->nr_funcs ? &bin->funcs[u->first_func] : NULL;
+}
+
+uint64_t cachepin_binary__unit_symoff(const struct cachepin_binary *bin, const struct cachepin_unit *u)
+{
+	const struct cachepin_func *fn = cachepin_binary__unit_func(bin, u);
+
+	return fn ? fn->addr - u->addr : 0;
 }
 
 const struct cachepin_func *cachepin_binary__find_func(const struct cachepin_binary *bin,

@@ -69,7 +69,7 @@ static int ebase_place(struct cachepin_binary *bin, uint64_t ebase, bool strict)
 
 int cachepin_binary__set_ebase(struct cachepin_binary *bin, uint64_t ebase)
 {
-	if (!cachepin_kernel_is_mips32(bin))
+	if (!cachepin_kernel_is_mips32(bin) || !cachepin_binary__is_kernel(bin))
 		return 1;
 	if (ebase >> 32 == 0xffffffffULL)
 		ebase &= 0xffffffffULL;	/* as nm and System.map print KSEG0 */
@@ -84,7 +84,7 @@ int cachepin_binary__set_ebase(struct cachepin_binary *bin, uint64_t ebase)
 
 int cachepin_binary_ebase_init(struct cachepin_binary *bin)
 {
-	if (!cachepin_kernel_is_mips32(bin))
+	if (!cachepin_kernel_is_mips32(bin) || !cachepin_binary__is_kernel(bin))
 		return 0;
 	return ebase_place(bin, CACHEPIN_MIPS_EBASE_DEFAULT, false);
 }

@@ -124,8 +124,6 @@ bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachep
 	const char *sec;
 	size_t i;
 
-	if (!cachepin_binary__is_kernel(bin))
-		return false;
 	sec = f->unit >= 0 ? bin->units[f->unit].section : NULL;
 	if (sec && !strcmp(sec, ".cpuidle.text"))
 		return true;
@@ -253,13 +251,6 @@ const char *cachepin_kernel_mmap_ref(const char *name)
 /* ------------------------------------------------------------------ */
 /* Kernel symbols                                                     */
 
-bool cachepin_binary__is_kernel(const struct cachepin_binary *bin)
-{
-	uint64_t v;
-
-	return cachepin_binary__sym_value(bin, "start_kernel", &v) == 0;
-}
-
 const char *const *cachepin_kernel__switchers(size_t *n)
 {
 	static const char *const switchers[] = {
@@ -296,6 +287,5 @@ const struct cachepin_mips_handler cachepin_mips_handlers[MIPS_NR_HANDLERS] = {
 
 bool cachepin_kernel_is_mips32(const struct cachepin_binary *bin)
 {
-	return bin->machine == EM_MIPS && bin->elf_class == 32 && !bin->relocatable &&
-	       cachepin_binary__is_kernel(bin);
+	return bin->machine == EM_MIPS && bin->elf_class == 32 && !bin->relocatable;
 }
