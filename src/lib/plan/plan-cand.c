@@ -58,13 +58,10 @@ int cachepin_plan_keep(struct planner *pl, const struct method_args *a,
 	 * the block base is a multiple of the way span, so each keeps its
 	 * sets.  A gap of a way span or more between two of them shrinks
 	 * by whole way spans, which moves no set; the fill puts the cold
-	 * units linked just before each hot unit back in place.  A unit
-	 * linked closer to the one before than that one's room for growth
-	 * goes right after the room, and so on down a run of units linked
-	 * back to back: those drift from their sets, and the held-out
-	 * model judges what that costs (kept at their sets, each
-	 * would take a way span of padding: 185 KB for the README's 15-object
-	 * example at 16K:4:32).
+	 * units linked just before each hot unit back in place.  The room
+	 * for growth comes after placing (plan-room.c): a unit linked
+	 * closer than that to the next moves by whole way spans, its sets
+	 * kept, at the cost of block length.
 	 */
 	base = pl->nr_hu ? order[0].addr / pl->span_bytes * pl->span_bytes : 0;
 	for (k = 0; k < pl->nr_hu && !err; k++) {
@@ -77,7 +74,7 @@ int cachepin_plan_keep(struct planner *pl, const struct method_args *a,
 			at -= cut;
 			shift += cut;
 		}
-		h->room = h->size + pl->growth;	/* not aligned: the next keeps its own */
+		h->room = h->size;	/* not aligned: the next keeps its own */
 		if (at < cur)
 			at = align_up(cur, h->align);
 		while (at + h->room > pl->limit)

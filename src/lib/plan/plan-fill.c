@@ -4,7 +4,7 @@
  * offsets, the gaps between them filled with cold movable units (largest
  * that fits first), the rest padding.
  *
- * Growth (pl->growth = G, opts.growth or less): any one unit of the block may grow by G
+ * Growth (pl->growth = G, opts.growth): any one unit of the block may grow by G
  * bytes, and no hot unit may move for it.  A hot unit is pinned at its
  * offset (. = MAX(., start + OFF)), so what protects it is the padding
  * left before it: the fill tracks how far the units of a gap would be
@@ -292,6 +292,11 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan, bool in_p
 		fl.push = fl.growth;
 	}
 	plan->size = fl.cur;
+	/* the holes plan-room.c left are growth's padding, as far as the fill left them */
+	if (plan->pad - plan->pad_growth < plan->room_extra)
+		plan->pad_growth = plan->pad;
+	else
+		plan->pad_growth += plan->room_extra;
 	/*
 	 * The budget is not enforced by moving hot units off their slots: at
 	 * the capacity edge one misplaced unit costs more than any padding.

@@ -28,7 +28,7 @@
 
 struct hunit {			/* a hot unit being placed */
 	uint32_t unit;
-	uint64_t size, align, room;	/* room = size + growth, aligned */
+	uint64_t size, align, room;	/* the slot a method places: size, aligned (growth's room comes after) */
 	double weight;
 	uint32_t first_item, nr_items;	/* into pl->it (items of this unit) */
 	int64_t off;		/* -1 = not placed */
@@ -114,8 +114,8 @@ struct planner {
 	size_t nr_spans, cap_spans;
 	uint64_t limit;		/* block bytes available to hot units */
 	uint64_t fit_slack;	/* the smallest cache's bytes past them, if they fit it packed */
-	uint64_t growth;	/* any one unit may grow this much (plan->growth) */
-	uint64_t regrow;	/* the growth cachepin_plan_room() makes room for after the method */
+	uint64_t growth;	/* any one unit may grow this much (plan->growth): the methods
+				 * place without it, cachepin_plan_room() makes its room */
 	/* the exact simulation's scratch */
 	uint64_t *heap;
 	size_t cap_heap;
@@ -204,9 +204,9 @@ int cachepin_plan_setup(struct planner *pl, struct cachepin_plan *plan, bool roo
 void cachepin_plan_free(struct planner *pl);
 
 /*
- * plan-room.c: every placed unit with less than pl->regrow bytes free
+ * plan-room.c: every placed unit with less than pl->growth bytes free
  * after it moved by whole way spans to where it has them (its sets
- * kept); pl->growth becomes pl->regrow for the fill.  0 or -ENOMEM.
+ * kept).  0 or -ENOMEM.
  */
 int cachepin_plan_room(struct planner *pl, struct cachepin_plan *plan);
 

@@ -128,7 +128,7 @@ static void tighter_align(const struct planner *pl, struct hunit *h, uint64_t ol
 	if (!(pl->bin->units[h->unit].flags & CACHEPIN_UNIT_ALIGN_GUESS) || !old || old >= h->align)
 		return;
 	h->align = old;
-	h->room = align_up(h->size + pl->growth, h->align);
+	h->room = align_up(h->size, h->align);
 }
 
 int cachepin_plan_keep_prev(struct planner *pl, struct cachepin_plan *plan)
@@ -174,8 +174,8 @@ int cachepin_plan_keep_prev(struct planner *pl, struct cachepin_plan *plan)
 
 		/*
 		 * Grown into the next kept unit: placed again, the next one
-		 * stays.  One that fits with less than its room for growth
-		 * stays too (the old plan had less room there, or none).
+		 * stays.  One with less than the room for growth before the
+		 * next stays too (the old plan had less room there, or none).
 		 */
 		if (mt[i].off + h->size > next || mt[i].off % h->align) {
 			pr_debug("%s: %" PRIu64 " bytes at +0x%" PRIx64 ", the next kept unit at +0x%" PRIx64

@@ -74,7 +74,7 @@ static void iv_add(struct room_iv *iv, size_t *n, uint64_t lo, uint64_t hi)
 
 int cachepin_plan_room(struct planner *pl, struct cachepin_plan *plan)
 {
-	uint64_t g = pl->regrow, span = pl->span_bytes, end = 0, packed_end = 0;
+	uint64_t g = pl->growth, span = pl->span_bytes, end = 0, packed_end = 0;
 	struct hunit **order = malloc((pl->nr_hu + 1) * sizeof(*order));
 	struct room_iv *iv = malloc((pl->nr_hu + 1) * sizeof(*iv));
 	size_t i, n = 0, niv = 0;
@@ -125,6 +125,5 @@ int cachepin_plan_room(struct planner *pl, struct cachepin_plan *plan)
 	plan->room_extra = end > packed_end ? end - packed_end : 0;
 	if (align_up(end + g, span) > pl->limit)
 		pl->limit = align_up(end + g, span);
-	pl->growth = g;
 	return 0;
 }

@@ -213,13 +213,12 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	 * where there is room for growth of a line or more, and the room
 	 * is made after them (plan-room.c) without a change of set.
 	 */
-	plan->growth = pl->regrow = room ? o->growth : 0;
-	pl->growth = 0;
+	plan->growth = pl->growth = room ? o->growth : 0;
 	for (i = 0; i < pl->nr_hu; i++) {
 		struct hunit *h = &pl->hu[i];
 
-		h->align = hot_align(pl, h, pl->regrow);
-		h->room = align_up(h->size + pl->growth, h->align);
+		h->align = hot_align(pl, h, pl->growth);
+		h->room = align_up(h->size, h->align);
 		unit_hu[h->unit] = (int32_t)i;
 		hot_bytes += h->room;
 	}
@@ -236,7 +235,7 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	 * colouring's block of 16,764 bytes, 1,502,778 cachegrind misses
 	 * against the link's 793,410 and 2,802 for the packed one).
 	 */
-	packed = packed_bytes(pl, pl->growth);
+	packed = packed_bytes(pl, 0);
 	pl->fit_slack = packed <= smallest_cache(pl) ? smallest_cache(pl) - packed : UINT64_MAX;
 	return 0;
 }

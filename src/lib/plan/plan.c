@@ -120,15 +120,9 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	if (!(err = cachepin_plan_setup(&pl, plan, !has(method, METHOD_BARE))) &&
 	    (!o->prev || !(err = cachepin_plan_keep_prev(&pl, plan))) &&
 	    !(err = method_table[method].place(&pl, &a, plan)) &&
-	    (!pl.regrow || !(err = cachepin_plan_room(&pl, plan))))
+	    (!pl.growth || !(err = cachepin_plan_room(&pl, plan))))
 		/* emit order, cold fill, padding */
 		err = cachepin_plan_fill(&pl, plan, has(method, METHOD_IN_PLACE));
-	/* the holes the room left are growth's padding, as far as the fill left them */
-	if (!err && plan->room_extra) {
-		uint64_t rest = plan->pad - plan->pad_growth;
-
-		plan->pad_growth += rest < plan->room_extra ? rest : plan->room_extra;
-	}
 	/* a block that grew past the tail's start pushes it by whole block alignments */
 	if (!err && plan->tail_to && plan->base + plan->size > plan->tail_from + plan->tail_shift)
 		plan->tail_shift += align_up(plan->base + plan->size - plan->tail_from - plan->tail_shift,
