@@ -339,8 +339,8 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 	struct tool_link_outputs lo = a->lo;
 	struct tool_outputs os = { .n = 0 };
 
-	if (!lo.fragment)
-		lo.fragment = "-";
+	if (!lo.path[TOOL_OUT_FRAGMENT])
+		lo.path[TOOL_OUT_FRAGMENT] = "-";
 	cachepin_binary__build_id_str(m->bin, info.build_id);
 	/* all or nothing: a fragment never goes with another plan's alignment file */
 	if (tool_link_outputs_add(&os, &lo, &l))
@@ -433,13 +433,13 @@ static int plan_setup(struct plan_args *a, char **argv, int first, char **align_
 			   span);
 		return EXIT_USAGE;
 	}
-	if (!a->lo.align) {
-		if (!a->lo.fragment || !strcmp(a->lo.fragment, "-")) {
+	if (!a->lo.path[TOOL_OUT_ALIGN]) {
+		if (!a->lo.path[TOOL_OUT_FRAGMENT] || !strcmp(a->lo.path[TOOL_OUT_FRAGMENT], "-")) {
 			tool_error("plan: --align-file is needed when the fragment goes to standard output");
 			return EXIT_USAGE;
 		}
-		a->lo.align = *align_name = tool_align_name(a->lo.fragment);
-		if (!a->lo.align)
+		a->lo.path[TOOL_OUT_ALIGN] = *align_name = tool_align_name(a->lo.path[TOOL_OUT_FRAGMENT]);
+		if (!a->lo.path[TOOL_OUT_ALIGN])
 			return tool_error("out of memory");
 	}
 	a->in.binary = argv[first];

@@ -119,8 +119,8 @@ static int whatif_edits(struct whatif_args *a, struct whatif_run *w, int argc, c
 	if (tool_default_cache(&a->in))
 		return 1;
 	a->in.binary = argv[first];
-	if (a->lo.fragment && !a->lo.align &&
-	    !(a->lo.align = w->owned_align = tool_align_name(a->lo.fragment)))
+	if (a->lo.path[TOOL_OUT_FRAGMENT] && !a->lo.path[TOOL_OUT_ALIGN] &&
+	    !(a->lo.path[TOOL_OUT_ALIGN] = w->owned_align = tool_align_name(a->lo.path[TOOL_OUT_FRAGMENT])))
 		return tool_error("out of memory");
 	{
 		const char *more[3] = { argv[first + 1], a->plan, a->file };
@@ -131,8 +131,8 @@ static int whatif_edits(struct whatif_args *a, struct whatif_run *w, int argc, c
 		if ((rc = tool_check_inputs_outputs(&a->in, more, 3, outs, no)))
 			return rc;
 	}
-	if (!a->lo.fragment)
-		a->lo.align = NULL;
+	if (!a->lo.path[TOOL_OUT_FRAGMENT])
+		a->lo.path[TOOL_OUT_ALIGN] = NULL;
 	return 0;
 }
 
@@ -216,13 +216,13 @@ static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 	cachepin_binary__build_id_str(w->bin, info.build_id);
 	info.profile_digest = cachepin_profile__digest(w->s->load.profile);
 	rc = tool_link_outputs_add(&os, &a->lo, &l) || tool_outputs_commit(&os);
-	if (!rc && !a->rep.json && a->lo.fragment)
+	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_FRAGMENT])
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
-			a->lo.fragment, a->lo.align, plan.nr_units, plan.base);
-	if (!rc && !a->rep.json && a->lo.lld)
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.lld, plan.nr_units);
-	if (!rc && !a->rep.json && a->lo.secorder)
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.secorder, plan.nr_units);
+			a->lo.path[TOOL_OUT_FRAGMENT], a->lo.path[TOOL_OUT_ALIGN], plan.nr_units, plan.base);
+	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_LLD])
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.path[TOOL_OUT_LLD], plan.nr_units);
+	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_SECORDER])
+		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.path[TOOL_OUT_SECORDER], plan.nr_units);
 	free(plan.units);
 	return rc;
 }

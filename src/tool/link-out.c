@@ -5,7 +5,6 @@
  * never goes out with another layout's alignment file.
  */
 #include <errno.h>
-#include <stddef.h>
 #include "cachepin/align.h"
 #include "cachepin/emit.h"
 #include "tool.h"
@@ -45,46 +44,31 @@ static int write_fragment(FILE *f, void *ctx)
 }
 
 /*
- * The outputs, a row each, in the order they are staged: the fragment
- * last, as plan always did.  An output's option (tool_link_out_opts) has
- * the id OPT_OUT + its row.
+ * The outputs, a row each (enum tool_link_out).  An output's option
+ * (tool_link_out_opts) has the id OPT_OUT + its row.
  */
-enum { OUT_ALIGN, OUT_LLD, OUT_SECORDER, OUT_FRAGMENT };
 enum { OPT_OUT = 4001, OPT_STANDALONE = OPT_OUT + TOOL_LINK_NR_OUTPUTS };
 
-static const struct {
-	size_t path;	/* offset of its path in struct tool_link_outputs */
-	int (*write)(FILE *f, void *ctx);
-} link_outs[TOOL_LINK_NR_OUTPUTS] = {
-	[OUT_ALIGN] = { offsetof(struct tool_link_outputs, align), write_align },
-	[OUT_LLD] = { offsetof(struct tool_link_outputs, lld), write_lld },
-	[OUT_SECORDER] = { offsetof(struct tool_link_outputs, secorder), write_secorder },
-	[OUT_FRAGMENT] = { offsetof(struct tool_link_outputs, fragment), write_fragment },
+static int (*const link_write[TOOL_LINK_NR_OUTPUTS])(FILE *f, void *ctx) = {
+	[TOOL_OUT_ALIGN] = write_align,
+	[TOOL_OUT_LLD] = write_lld,
+	[TOOL_OUT_SECORDER] = write_secorder,
+	[TOOL_OUT_FRAGMENT] = write_fragment,
 };
 
-static const char **out_slot(const struct tool_link_outputs *lo, size_t i)
-{
-	return (const char **)((char *)lo + link_outs[i].path);
-}
-
-static const char *out_path(const struct tool_link_outputs *lo, size_t i)
-{
-	return *out_slot(lo, i);
-}
-
 const struct tool_opt tool_link_out_opts[] = {
-	{ "output", 'o', "FILE", "write the layout as a linker-script fragment to FILE", OPT_OUT + OUT_FRAGMENT },
-	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_OUT + OUT_ALIGN },
-	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_OUT + OUT_LLD },
-	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_OUT + OUT_SECORDER },
+	{ "output", 'o', "FILE", "write the layout as a linker-script fragment to FILE", OPT_OUT + TOOL_OUT_FRAGMENT },
+	{ "align-file", 'a', "FILE", "write the alignment file (default: the fragment's name with .align)", OPT_OUT + TOOL_OUT_ALIGN },
+	{ "lld-order", 0, "FILE", "also write an lld --symbol-ordering-file", OPT_OUT + TOOL_OUT_LLD },
+	{ "section-order", 0, "FILE", "also write a GNU ld 2.43+ --section-ordering-file", OPT_OUT + TOOL_OUT_SECORDER },
 	{ "standalone", 0, NULL, "emit a complete script to add with -T: the block starts .text (INSERT BEFORE .text)", OPT_STANDALONE },
 	{ NULL }
 };
 
 int tool_link_out_opt(int id, const char *arg, struct tool_link_outputs *lo)
 {
-	if (id >= OPT_OUT && id < OPT_OUT + (int)ARRAY_LEN(link_outs)) {
-		*out_slot(lo, (size_t)(id - OPT_OUT)) = arg;
+	if (id >= OPT_OUT && id < OPT_OUT + TOOL_LINK_NR_OUTPUTS) {
+		lo->path[id - OPT_OUT] = arg;
 		return 0;
 	}
 	if (id == OPT_STANDALONE) {
@@ -96,12 +80,12 @@ int tool_link_out_opt(int id, const char *arg, struct tool_link_outputs *lo)
 
 size_t tool_link_outputs_paths(const struct tool_link_outputs *lo, const char **paths)
 {
-	const size_t nr = ARRAY_LEN(link_outs);
+	const size_t nr = TOOL_LINK_NR_OUTPUTS;
 	size_t k, n = 0;
 
 	/* the fragment, staged last, first; then the others as staged */
 	for (k = 0; k < nr; k++) {
-		const char *path = out_path(lo, (k + OUT_FRAGMENT) % nr);
+		const char *path = lo->path[(k + TOOL_OUT_FRAGMENT) % nr];
 
 		if (path)
 			paths[n++] = path;
@@ -114,8 +98,8 @@ int tool_link_outputs_add(struct tool_outputs *os, const struct tool_link_output
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_LEN(link_outs); i++)
-		if (out_path(lo, i) && tool_outputs_add(os, out_path(lo, i), link_outs[i].write, (void *)l))
+	for (i = 0; i < TOOL_LINK_NR_OUTPUTS; i++)
+		if (lo->path[i] && tool_outputs_add(os, lo->path[i], link_write[i], (void *)l))
 			return 1;
 	return 0;
 }

@@ -205,8 +205,12 @@ void tool_outputs_abort(struct tool_outputs *os);
 struct cachepin_plan;
 struct cachepin_model;
 struct cachepin_emit_info;
+enum tool_link_out {		/* in the order they are staged: the fragment last */
+	TOOL_OUT_ALIGN, TOOL_OUT_LLD, TOOL_OUT_SECORDER, TOOL_OUT_FRAGMENT,
+	TOOL_LINK_NR_OUTPUTS
+};
 struct tool_link_outputs {
-	const char *fragment, *align, *lld, *secorder;
+	const char *path[TOOL_LINK_NR_OUTPUTS];	/* NULL: not written */
 	bool standalone;	/* the fragment as a whole script for ld -T */
 };
 
@@ -222,7 +226,6 @@ int tool_link_out_opt(int id, const char *arg, struct tool_link_outputs *lo);
  * The paths given in LO, the fragment first, into PATHS (room for
  * TOOL_LINK_NR_OUTPUTS): how many.
  */
-#define TOOL_LINK_NR_OUTPUTS 4
 size_t tool_link_outputs_paths(const struct tool_link_outputs *lo, const char **paths);
 struct tool_link_layout {
 	const struct cachepin_plan *plan;
