@@ -48,10 +48,11 @@ PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf libzstd 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs libelf libzstd 2>/dev/null || echo -lelf -lzstd)
 DWARF_CFLAGS ?= $(shell test -d /usr/include/libdwarf && echo -I/usr/include/libdwarf)
 DWARF_LIBS ?= -ldwarf -lz
-# A libbfd that knows ARM and MIPS relocations: Debian's binutils-multiarch-dev.
-# The probe compiles a program, so it runs once, when something is first
-# linked, and build/bfd-libs keeps its answer (`make clean` after changing
-# CC).  BFD_LIBS=... skips it.
+# A libbfd that knows ARM and MIPS relocations, and its libopcodes (the x86
+# decoder of the model's straight-line runs): Debian's binutils-multiarch-dev.
+# The probe compiles a program, so it runs when something is first linked,
+# and build/bfd-libs keeps its answer until the Makefile changes (`make
+# clean` after changing CC).  BFD_LIBS=... skips it.
 ifeq ($(origin BFD_LIBS),undefined)
 BFD_PROBE := build/bfd-libs
 BFD_LIBS = $(file < $(BFD_PROBE))
@@ -108,12 +109,13 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-build/bfd-libs:
+build/bfd-libs: Makefile
 	@mkdir -p $(dir $@)
 	$(call msg,PROBE,$@)
-	$(Q)for l in bfd-multiarch bfd; do \
-		if echo 'int main(void){return 0;}' | $(CC) -x c - -o /dev/null -l$$l 2>/dev/null; \
-		then echo -l$$l; break; fi; done > $@
+	$(Q)for l in -multiarch ''; do \
+		if echo 'int main(void){return 0;}' | \
+			$(CC) -x c - -o /dev/null -lopcodes$$l -lbfd$$l 2>/dev/null; \
+		then echo -lopcodes$$l -lbfd$$l; break; fi; done > $@
 
 build/%.o: src/%.c
 	@mkdir -p $(dir $@)

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Straight-line runs of real ARM, AArch64 and MIPS programs: where cachepin's decoder ends a function's run agrees with objdump on every instruction, and the model takes a sampled granule's run as hot as it.
+# Straight-line runs of real ARM, AArch64, MIPS and x86-64 programs: where cachepin's decoder ends a function's run agrees with objdump on every instruction, and the model takes a sampled granule's run as hot as it.
 . "$(dirname "$0")/test-subr.sh"
-need_cmd arm-linux-gnueabihf-gcc aarch64-linux-gnu-gcc mips-linux-gnu-gcc \
-	arm-linux-gnueabihf-objdump aarch64-linux-gnu-objdump mips-linux-gnu-objdump awk sort
+need_cmd arm-linux-gnueabihf-gcc aarch64-linux-gnu-gcc mips-linux-gnu-gcc gcc \
+	arm-linux-gnueabihf-objdump aarch64-linux-gnu-objdump mips-linux-gnu-objdump objdump awk sort
 
 cat > prog.c <<'EOF'
 #include <stdio.h>
@@ -113,6 +113,27 @@ for isa in arm aarch64 mips; do
 	cmp -s want-$isa got-$isa || { diff -u want-$isa got-$isa >&2; fail "$isa: run ends differ from objdump's"; }
 done
 
+# x86-64: instructions of many lengths, decoded through libopcodes.
+# objdump's view again, with each instruction's bytes on one line: the
+# run ends at the last byte of a jump or return; the prefixes (bnd,
+# notrack, rep) are not the mnemonic
+gcc -O2 -fcf-protection=full -o prog-x86 prog.c || fail "x86: cannot build"
+objdump -d --insn-width=16 prog-x86 | awk '
+	/^[0-9a-f]+ <.*>:$/ { base = strtonum("0x" $1); fn = $2; gsub(/[<>:]/, "", fn); next }
+	/^ *[0-9a-f]+:\t/ {
+		split($0, f, "\t"); a = f[1]; sub(/:$/, "", a); sub(/^ */, "", a)
+		len = split(f[2], bytes, " ")
+		n = split(f[3], w, " ")
+		for (i = 1; i <= n && w[i] ~ /^(bnd|notrack|rep|repz|repnz|lock|data16|cs|ds)$/; i++)
+			;
+		mn = w[i]
+		if (mn ~ /^(j|loop|ret|lret|iret|ud|sysret)/ || mn == "hlt" || mn == "int3")
+			printf "%s %x\n", fn, strtonum("0x" a) - base + len - 1
+	}' | awk '$1 ~ /^(lookup|insert|sum|main)$/' | sort > want-x86
+"$top/build/tests/tools/bin-dump" flow prog-x86 | awk '$1 ~ /^(lookup|insert|sum|main)$/' | sort > got-x86
+[ -s want-x86 ] || fail "x86: objdump shows no jump"
+cmp -s want-x86 got-x86 || { diff -u want-x86 got-x86 >&2; fail "x86: run ends differ from objdump's"; }
+
 # The model: lookup's only sample at its entry (an ARM profile, granule
 # 16).  Its run goes on to the bne at 0x2c: lines 0x00 and 0x20 are hot,
 # where the short holes alone made one line of it.
@@ -133,3 +154,27 @@ awk '$1 == "line" && $2 == "fetches" { print "hot lines", $6 }' score.out > got-
 testrun_compare cat got-lines <<'EOF'
 hot lines 2
 EOF
+
+# x86-64: main's loop that fills v[] sampled at its set-up only (granule
+# 0x90; the run starts at main+0x88, after the jne that closes the lookup
+# loop).  The run goes on through the loop to its jne at main+0xd0:
+# granules 0x90 to 0xd0 hot, three lines of main (it starts at 0x...a0),
+# where the short holes alone made one.
+cat > x86.profile <<'PEOF'
+# cachepin-profile 2
+event cpu-clock
+binary prog-x86
+granule 16
+samples 100 100
+period 100 100
+f main - 100 100 100 0
+g 0x90 100
+PEOF
+grep -q 'main 87$' want-x86 && grep -q 'main d1$' want-x86 ||
+	fail "x86: main is not the code this test expects (ends at 0x87 and 0xd1)"
+$CACHEPIN score -c 1K:1:32 prog-x86 x86.profile > score-x86.out 2> score-x86.err ||
+	{ cat score-x86.err >&2; fail "x86: score failed"; }
+awk '$1 == "line" && $2 == "fetches" { print "hot lines", $6 }' score-x86.out > got-lines-x86
+testrun_compare cat got-lines-x86 <<'PEOF'
+hot lines 3
+PEOF

@@ -14,16 +14,25 @@ struct cachepin_flow {
 	const struct cachepin_binary *bin;
 	int fd;			/* the binary, for its code */
 	int (*decode)(uint32_t word);	/* enum flow_kind of one instruction */
+	void *x86_print;		/* x86: libopcodes' disassembler, for its machine */
+	unsigned long x86_mach;
 };
 
 /* The decoder for BIN's instruction set: 0, -ENOTSUP (not decoded) or -errno. */
 int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *bin);
 void cachepin_flow__close(struct cachepin_flow *fl);
 
+/* Whether FL decodes its binary's code (open succeeded). */
+static inline bool cachepin_flow__decodes(const struct cachepin_flow *fl)
+{
+	return fl->fd >= 0 && (fl->decode || fl->x86_print);
+}
+
 /*
  * Call FN for every instruction in the first MAX bytes of F after which
- * its run stops, with its offset (AFTER_SLOT: a MIPS branch, the run
- * takes its delay slot too).  Data in the code (literal pools, jump
+ * its run stops, with its offset (of its last byte where instructions
+ * have many lengths; AFTER_SLOT: a MIPS branch, the run takes its delay
+ * slot too).  Data in the code (literal pools, jump
  * tables) is decoded as instructions.  0, -ENOTSUP (Thumb, no code in
  * the file), -EIO or -ENOMEM.
  */

@@ -8,15 +8,16 @@
  * interrupt only between translation blocks, so every sample of a guest
  * lands on a block's first instruction, and on hardware skid moves them.
  *
- * Decoded for the fixed-width instruction sets: ARM (A32, little-endian
- * code), AArch64 and 32-bit MIPS (the run ends after the delay slot).
- * Thumb, x86 and the others: -ENOTSUP, and the model keeps its short
- * holes alone.
+ * Decoded here for the fixed-width instruction sets: ARM (A32,
+ * little-endian code), AArch64 and 32-bit MIPS (the run ends after the
+ * delay slot); x86 by libopcodes (flow-x86.c).  Thumb and the others:
+ * -ENOTSUP, and the model keeps its short holes alone.
  */
 #include <elf.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include "flow.h"
+#include "flow-x86.h"
 #include "internal.h"
 
 #ifndef EM_AARCH64
@@ -90,8 +91,7 @@ static int flow_mips(uint32_t w)
 
 int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *bin)
 {
-	fl->bin = bin;
-	fl->fd = -1;
+	*fl = (struct cachepin_flow){ .bin = bin, .fd = -1 };
 	switch (bin->machine) {
 	case EM_ARM:
 		if (bin->big_endian)
@@ -105,6 +105,11 @@ int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *
 		if (bin->elf_class != 32)
 			return -ENOTSUP;
 		fl->decode = flow_mips;
+		break;
+	case EM_386:
+	case EM_X86_64:
+		if (flow_x86_open(fl))
+			return -ENOTSUP;
 		break;
 	default:
 		return -ENOTSUP;
@@ -136,10 +141,10 @@ int cachepin_flow__walk(const struct cachepin_flow *fl, const struct cachepin_fu
 	uint8_t *code;
 	ssize_t got;
 
-	if (fl->fd < 0 || !fl->decode)
+	if (fl->fd < 0 || (!fl->decode && !fl->x86_print))
 		return -ENOTSUP;
 	if (f->sec < 0 || (size_t)f->sec >= bin->nr_secs || (f->flags & CACHEPIN_FUNC_THUMB) ||
-	    (f->addr & 3) || !size)
+	    (fl->decode && (f->addr & 3)) || !size)
 		return -ENOTSUP;
 	sec = &bin->secs[f->sec];
 	if (f->addr < sec->addr || f->addr - sec->addr + size > sec->size)
@@ -155,12 +160,14 @@ int cachepin_flow__walk(const struct cachepin_flow *fl, const struct cachepin_fu
 		free(code);
 		return -EIO;
 	}
-	for (k = 0; k + 4 <= size; k += 4) {
+	for (k = 0; fl->decode && k + 4 <= size; k += 4) {
 		int kind = fl->decode(word_at(fl, code + k));
 
 		if (kind != FLOW_ON)
 			fn(k, kind == FLOW_END_AFTER_SLOT, arg);
 	}
+	if (fl->x86_print)
+		flow_x86_walk(fl, code, size, f->addr, fn, arg);
 	free(code);
 	return 0;
 }

@@ -226,7 +226,7 @@ struct build {
 	double *site_w;		/* per edge: weight of its call site */
 	uint32_t gran;
 	bool whole_all;
-	struct cachepin_flow flow;	/* straight-line code, if decoded (decode != NULL) */
+	struct cachepin_flow flow;	/* straight-line code, if it decodes */
 	uint32_t slice_of[CACHEPIN_PROFILE_SLICES];	/* model slice -> profile slice */
 };
 
@@ -491,7 +491,7 @@ static int func_items(struct build *b, size_t i)
 	if (!w)
 		return -ENOMEM;
 	slot_weights(b, i, bf->flags & CACHEPIN_FUNC_SYNTHETIC, rem, w, nslot);
-	if (b->flow.decode && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
+	if (cachepin_flow__decodes(&b->flow) && !whole && !(bf->flags & CACHEPIN_FUNC_SYNTHETIC)) {
 		uint8_t *ends = malloc(nslot + 1);	/* cleared by flow__ends */
 
 		if (!ends) {
@@ -859,7 +859,7 @@ struct cachepin_model *cachepin_model__new(const struct cachepin_profile *p,
 		if (mask & (1u << k))
 			b.slice_of[b.m->nr_slices++] = k;
 	if (!err && cachepin_flow__open(&b.flow, bin))
-		b.flow.decode = NULL;	/* not decoded: the short holes alone */
+		cachepin_flow__close(&b.flow);	/* not decoded: the short holes alone */
 	if (!err)
 		err = model_build(&b, opts && opts->refs ? opts->refs : DEFAULT_REFS);
 	cachepin_flow__close(&b.flow);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86 straight-line code through libopcodes (flow-x86.c), for flow.c.
+ */
+#ifndef CACHEPIN_FLOW_X86_H
+#define CACHEPIN_FLOW_X86_H
+
+#include "flow.h"
+
+/* FL's x86 disassembler (FL->bin's class): 0 or -ENOTSUP. */
+int flow_x86_open(struct cachepin_flow *fl);
+
+/*
+ * FN for every instruction of CODE[0..SIZE) (at VMA) after which the run
+ * stops, with the offset of its last byte.  0.
+ */
+int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
+		  uint64_t vma, void (*fn)(uint64_t off, bool after_slot, void *arg), void *arg);
+
+#endif
