@@ -6,13 +6,14 @@
  * a jump (conditional or not, loop, jrcxz), a return, ud0-ud2, hlt and
  * int3 end a run; a call comes back.
  *
- * Measured on the bench's x86-64 programs (Lua, readelf, tcc; each cache's
- * own plan from each of six perf recordings, cachegrind): the median
- * plan over the best other layout at 32 and 64 KiB, geometric mean of the
- * six cells 0.892 with the short holes alone, 0.880 with the runs
- * (readelf at 32 KiB 1.186 -> 1.115, Lua at 64 KiB 0.929 -> 0.865, tcc
- * at 32 KiB 0.811 -> 0.825); the sampled granules of readelf's recording
- * grow from 2,639 to 3,005 modelled ones.
+ * Measured on the bench's x86-64 programs (Lua, readelf, tcc at 16, 32
+ * and 64 KiB; each cache's own plan from each of six perf recordings,
+ * cachegrind): the median plan over the best other layout, geometric
+ * mean of the nine cells 0.887 with the short holes alone and 0.887 with
+ * the runs; by cell from readelf at 32 KiB 1.186 -> 1.115 and Lua at 64
+ * KiB 0.929 -> 0.865 to readelf at 16 KiB 0.839 -> 0.928, within the
+ * spread of six recordings.  The model sees more of the code that runs:
+ * readelf's recording models 3,005 granules instead of 2,639.
  */
 #define PACKAGE "cachepin"
 #define PACKAGE_VERSION CACHEPIN_VERSION
