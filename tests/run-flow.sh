@@ -178,3 +178,16 @@ awk '$1 == "line" && $2 == "fetches" { print "hot lines", $6 }' score-x86.out > 
 testrun_compare cat got-lines-x86 <<'PEOF'
 hot lines 3
 PEOF
+
+# The same loop sampled in granule 0x80 only, whose jne at main+0x86
+# ends the lookup loop's run: its bytes after the jne (main+0x88 on)
+# start the next run, which takes half the granule's weight (8 of its 16
+# bytes) on through the loop.  Three lines again; without the bytes
+# after an end, one.
+sed 's/^g 0x90 100$/g 0x80 100/' x86.profile > x86-end.profile
+$CACHEPIN score -c 1K:1:32 prog-x86 x86-end.profile > score-x86-end.out 2> score-x86-end.err ||
+	{ cat score-x86-end.err >&2; fail "x86: score failed"; }
+awk '$1 == "line" && $2 == "fetches" { print "hot lines", $6 }' score-x86-end.out > got-lines-x86-end
+testrun_compare cat got-lines-x86-end <<'PEOF'
+hot lines 3
+PEOF

@@ -22,6 +22,12 @@ struct cachepin_flow {
 int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *bin);
 void cachepin_flow__close(struct cachepin_flow *fl);
 
+/* Whether FL decodes code of many instruction lengths (x86). */
+static inline bool cachepin_flow__variable(const struct cachepin_flow *fl)
+{
+	return fl->x86_print != NULL;
+}
+
 /* Whether FL decodes its binary's code (open succeeded). */
 static inline bool cachepin_flow__decodes(const struct cachepin_flow *fl)
 {
@@ -40,9 +46,10 @@ int cachepin_flow__walk(const struct cachepin_flow *fl, const struct cachepin_fu
 			uint64_t max, void (*fn)(uint64_t off, bool after_slot, void *arg), void *arg);
 
 /*
- * ENDS[g] = 1 for every granule g (of GRAN bytes, NSLOT of them) of F
- * that holds the instruction after which its run stops (a branch, jump
- * or return; a MIPS branch's delay slot).  0, -ENOTSUP (Thumb, no code
+ * ENDS[g] for every granule g (of GRAN bytes, NSLOT of them) of F: 0, or
+ * if it holds an instruction after which its run stops (a branch, jump
+ * or return; a MIPS branch's delay slot), one more than the offset in g
+ * of the last such instruction's last byte (at most 255).  0, -ENOTSUP (Thumb, no code
  * in the file), -EIO or -ENOMEM.
  */
 int cachepin_flow__ends(const struct cachepin_flow *fl, const struct cachepin_func *f,

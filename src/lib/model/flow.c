@@ -176,21 +176,27 @@ struct ends_arg {
 	uint8_t *ends;
 	uint32_t gran;
 	uint64_t size;
+	bool fixed;		/* offsets are instructions' first bytes */
 };
 
 static void mark_end(uint64_t off, bool after_slot, void *arg)
 {
 	struct ends_arg *e = arg;
+	uint64_t in;
 
 	if (after_slot && off + 4 < e->size)
 		off += 4;
-	e->ends[off / e->gran] = 1;
+	if (e->fixed && off + 3 < e->size)
+		off += 3;	/* the 4-byte instruction's last byte */
+	in = off % e->gran + 1;
+	e->ends[off / e->gran] = (uint8_t)(in > 255 ? 255 : in);
 }
 
 int cachepin_flow__ends(const struct cachepin_flow *fl, const struct cachepin_func *f,
 			uint32_t gran, uint64_t nslot, uint8_t *ends)
 {
-	struct ends_arg e = { ends, gran, f->size < nslot * gran ? f->size : nslot * gran };
+	struct ends_arg e = { ends, gran, f->size < nslot * gran ? f->size : nslot * gran,
+			      fl->decode != NULL };
 
 	memset(ends, 0, nslot);
 	return cachepin_flow__walk(fl, f, nslot * gran, mark_end, &e);
