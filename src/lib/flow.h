@@ -14,8 +14,7 @@ struct cachepin_flow {
 	const struct cachepin_binary *bin;
 	int fd;			/* the binary, for its code */
 	int (*decode)(uint32_t word);	/* enum flow_kind of one instruction */
-	void *x86_print;		/* x86: libopcodes' disassembler, for its machine */
-	unsigned long x86_mach;
+	void *x86_print;		/* x86: libopcodes' disassembler, for bin's class */
 };
 
 /* The decoder for BIN's instruction set: 0, -ENOTSUP (not decoded) or -errno. */

@@ -115,12 +115,14 @@ static bool x86_ends_run(const char *text)
 	}
 }
 
+static unsigned long x86_mach(const struct cachepin_flow *fl)
+{
+	return fl->bin->elf_class == 64 ? bfd_mach_x86_64 : bfd_mach_i386_i386;
+}
+
 int flow_x86_open(struct cachepin_flow *fl)
 {
-	bool x64 = fl->bin->elf_class == 64;
-
-	fl->x86_mach = x64 ? bfd_mach_x86_64 : bfd_mach_i386_i386;
-	fl->x86_print = (void *)disassembler(bfd_arch_i386, false, fl->x86_mach, NULL);
+	fl->x86_print = (void *)disassembler(bfd_arch_i386, false, x86_mach(fl), NULL);
 	return fl->x86_print ? 0 : -ENOTSUP;
 }
 
@@ -134,7 +136,7 @@ int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t 
 
 	init_disassemble_info(&info, &t, x86_print, x86_print_styled);
 	info.arch = bfd_arch_i386;
-	info.mach = fl->x86_mach;
+	info.mach = x86_mach(fl);
 	info.read_memory_func = buffer_read_memory;
 	info.buffer = (bfd_byte *)code;
 	info.buffer_vma = vma;
