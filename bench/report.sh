@@ -182,39 +182,61 @@ if [ $mode = recordings ]; then
 	function min(v, c,	a, r) { r = v[1]; for (a = 2; a <= c; a++) if (v[a] < r) r = v[a]; return r }
 	function max(v, c,	a, r) { r = v[1]; for (a = 2; a <= c; a++) if (v[a] > r) r = v[a]; return r }
 	' "$R/recordings.csv"
-	if [ -r "$CSV" ]; then
 	echo
-	echo "Each cache's own plan (cachepin16, cachepin32, cachepin64 from each"
-	echo "recording) against the best of the layouts of \`layouts.csv\` that are not"
-	echo "cachepin's (their links do not depend on a recording): one recording's"
-	echo "plan is one draw, the median is the cell's verdict (ratio = median / peer)."
+	echo "Each cache's own plan (cachepin16, cachepin32, cachepin64) from each"
+	echo "recording against the best peer made from the same recording (hotfirst,"
+	echo "c3, lld, and the reference colouring for that cache alone) and the links"
+	echo "that need no recording (default, align32, align64 of \`layouts.csv\`, when"
+	echo "there): ratio = plan / best peer, one per recording; the median over the"
+	echo "recordings is the cell's verdict."
 	echo
-	echo "| program | cache | plan | min | median | max | best peer | its misses | ratio | recordings at or below the peer |"
-	echo "|---|---:|---|---:|---:|---:|---|---:|---:|---:|"
+	echo "| program | cache | plan min | median | max | ratio median | ratio worst | recordings at or below their peer | lost to (recording: peer ratio) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
 	for p; do
+		{ [ -r "$CSV" ] && cat "$CSV" || echo; echo "--"; cat "$R/recordings.csv"; } |
 		awk -F, -v p="$p" "$AWKLIB"'
-			FNR == 1 { f++ }
-			f == 1 && FNR > 1 && $1 == p { m[$2, $3] = $4; L[$2] = 1 }
-			f == 2 && FNR > 1 && $1 == p && $2 == "cachepin" $4 / 1024 { n[$4]++; v[$4, n[$4]] = $5 }
-			END {
-				for (s in n) {
-					if (n[s] < 2)
-						continue
-					bp = best_peer(m, L, s)
-					if (bp == "" || !((bp, s) in m))
-						continue
-					c = 0; lo = 0
-					for (a = 1; a <= n[s]; a++) {
-						x[++c] = v[s, a]
-						if (v[s, a] <= m[bp, s])
-							lo++
-					}
-					med = median(x, c)
-					printf "%d| %s | %dK | cachepin%d | %d | %d | %d | %s | %d | %.3f | %d of %d |\n", s, p, s / 1024, s / 1024, x[1], med, x[c], bp, m[bp, s], med / m[bp, s], lo, c
+			$0 == "--" { f = 2; next }
+			f != 2 && $1 == p && $2 ~ /^(default|align32|align64)$/ { fixed[$3, $2] = $4; FL[$2] = 1 }
+			f == 2 && $1 == p {
+				if ($2 == "cachepin" $4 / 1024) { plan[$4, $3] = $5; sz[$4] = 1; if ($3 > nk[$4]) nk[$4] = $3 }
+				else if ($2 ~ /^(c3|hotfirst|lld)$/ || $2 == "reference" $4 / 1024) {
+					lab = $2 ~ /^reference/ ? "reference" : $2
+					peer[$4, $3, lab] = $5; PL[lab] = 1
 				}
-			}' "$CSV" "$R/recordings.csv" | sort -n | cut -d'|' -f2- | sed 's/^/|/'
+			}
+			END {
+				for (s in sz) {
+					c = 0; lo = 0; worst = 0; lost = ""
+					for (k = 1; k <= nk[s]; k++) {
+						if (!((s, k) in plan))
+							continue
+						bp = ""; bv = 0
+						for (l in PL)
+							if ((s, k, l) in peer && (bp == "" || peer[s, k, l] < bv || (peer[s, k, l] == bv && l < bp))) {
+								bp = l; bv = peer[s, k, l]
+							}
+						for (l in FL)
+							if ((s, l) in fixed && (bp == "" || fixed[s, l] < bv || (fixed[s, l] == bv && l < bp))) {
+								bp = l; bv = fixed[s, l]
+							}
+						if (bp == "" || bv <= 0)
+							continue
+						x[++c] = plan[s, k]
+						r[c] = plan[s, k] / bv
+						if (r[c] > worst)
+							worst = r[c]
+						if (plan[s, k] <= bv)
+							lo++
+						else
+							lost = lost (lost == "" ? "" : ", ") sprintf("%d: %s %.3f", k, bp, r[c])
+					}
+					if (c < 1)
+						continue
+					sort(x, c)
+					printf "%d| %s | %dK | %d | %d | %d | %.3f | %.3f | %d of %d | %s |\n", s, p, s / 1024, x[1], median(x, c), x[c], median(r, c), worst, lo, c, lost == "" ? "-" : lost
+				}
+			}' | sort -n | cut -d'|' -f2- | sed 's/^/|/'
 	done
-	fi
 	echo
 	echo "Hot units of two plans in another first set (of the hot units both plans"
 	echo "have), over every pair of recordings:"

@@ -65,9 +65,11 @@
 #             re-planned with --keep of the first one's plan (layout
 #             keep), as a user re-plans after profiling again; and from
 #             each recording each cache's own plan (for each size of
-#             $SOLE_CACHES, measured there), against the best peer of
-#             layouts.csv: one recording's plan is one draw, the median
-#             over the recordings is the cell's verdict.  Results:
+#             $SOLE_CACHES, measured there), against the best peer made
+#             from the same recording (hotfirst, c3, lld, the reference
+#             colouring of that size) or needing none (default, align32,
+#             align64 of layouts.csv): one recording's plan is one draw,
+#             the median over the recordings is the cell's verdict.  Results:
 #             $RESULTS/recordings.md, recordings.csv, recordings-sets.csv
 #             and recordings-keep.csv
 #
@@ -126,6 +128,8 @@ recordings)
 	SOLE_CACHES=${SOLE_CACHES:-16384 32768 65536}
 	case $RECORDINGS in [2-9]|[1-9][0-9]) ;; *) echo "error: RECORDINGS=$RECORDINGS: not a number from 2 to 99" >&2; exit 1 ;; esac
 	LAYOUTS=${LAYOUTS:-default}
+	# the peers made from each recording: at every size measured or planned alone
+	PEER_SIZES=$(for s in $CACHES $SOLE_CACHES; do echo $s; done | sort -nu | tr '\n' ' ')
 	;;
 *)
 	RESULTS=${RESULTS:-$top/build/bench/$mode}
@@ -284,14 +288,18 @@ skip_obj() {
 	gcc -c -o "$3.o" "$3.s"
 }
 
-# rec_link NAME: (--recordings) $RD/NAME linked with $RD/NAME.lds, its
-# output compared with the default's, its cachegrind runs queued
+# rec_link NAME "SIZE..." [LINK-ARG...]: (--recordings) $RD/NAME linked
+# with $RD/NAME.lds (or the link arguments given), its output compared
+# with the default's, its cachegrind runs queued at each SIZE
 rec_link() {
-	link "$W/build" "$RD/$1" -Wl,-T,"$RD/$1.lds"
-	(cd "$IN" && $ENV "$RD/$1" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$1")
-	cmp -s "$W/out.ref" "$RD/out.$1" || die "'$p' layout '$1' prints something else"
-	for s in $CACHES; do
-		cg_job "$RD/$1" $s 4 "$RD/$1.$s" >> "$W/jobs"
+	_n=$1 _sizes=$2
+	shift 2
+	[ $# -gt 0 ] || set -- -Wl,-T,"$RD/$_n.lds"
+	link "$W/build" "$RD/$_n" "$@"
+	(cd "$IN" && $ENV "$RD/$_n" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$_n")
+	cmp -s "$W/out.ref" "$RD/out.$_n" || die "'$p' layout '$_n' prints something else"
+	for s in $_sizes; do
+		cg_job "$RD/$_n" $s 4 "$RD/$_n.$s" >> "$W/jobs"
 	done
 }
 
@@ -304,26 +312,29 @@ rec_plan() {
 	"$CACHEPIN" plan --map "$L/default.map" -c "$PLAN_CACHES" --standalone "$@" \
 		-o "$RD/$_n.lds" "$L/default" "$_pf" > "$RD/$_n.plan.txt" 2>&1 ||
 		{ cat "$RD/$_n.plan.txt" >&2; die "'$p': cachepin plan $* failed for $_pf"; }
-	rec_link "$_n"
+	rec_link "$_n" "$CACHES"
 	"$CACHEPIN" check "$RD/$_n" "$RD/$_n.align" > "$RD/$_n.check" 2>&1 ||
 		{ cat "$RD/$_n.check" >&2; die "'$RD/$_n': cachepin check failed"; }
 	hot_sets "$RD/$_n.align" > "$RD/$_n.sets"
 }
 
-# rec_sole SIZE K PROFILE: (--recordings) the plan for SIZE:4:32 alone
-# from PROFILE as $RD/cachepinKSIZE_K (cachepin16_3: 16K, recording 3),
-# linked, checked, measured at SIZE only
+# rec_sole SIZE K PROFILE [LAYOUT PLAN-OPTION...]: (--recordings) the
+# plan for SIZE:4:32 alone from PROFILE as $RD/LAYOUTKSIZE_K (LAYOUT
+# cachepin by default; cachepin16_3: 16K, recording 3), linked, checked,
+# measured at SIZE only
 rec_sole() {
-	_n=cachepin$(($1 / 1024))_$2
-	"$CACHEPIN" plan --map "$L/default.map" -c "$(($1 / 1024))K:4:32" --standalone \
-		-o "$RD/$_n.lds" "$L/default" "$3" > "$RD/$_n.plan.txt" 2>&1 ||
-		{ cat "$RD/$_n.plan.txt" >&2; die "'$p': cachepin plan -c $(($1 / 1024))K:4:32 failed for $3"; }
+	_n=${4:-cachepin}$(($1 / 1024))_$2 _s=$1 _pf=$3
+	shift 3
+	[ $# -eq 0 ] || shift
+	"$CACHEPIN" plan --map "$L/default.map" -c "$((_s / 1024))K:4:32" --standalone "$@" \
+		-o "$RD/$_n.lds" "$L/default" "$_pf" > "$RD/$_n.plan.txt" 2>&1 ||
+		{ cat "$RD/$_n.plan.txt" >&2; die "'$p': cachepin plan -c $((_s / 1024))K:4:32 $* failed for $_pf"; }
 	link "$W/build" "$RD/$_n" -Wl,-T,"$RD/$_n.lds"
 	(cd "$IN" && $ENV "$RD/$_n" $prog_args_measure < ${prog_stdin:-/dev/null} > "$RD/out.$_n")
 	cmp -s "$W/out.ref" "$RD/out.$_n" || die "'$p' layout '$_n' prints something else"
 	"$CACHEPIN" check "$RD/$_n" "$RD/$_n.align" > "$RD/$_n.check" 2>&1 ||
 		{ cat "$RD/$_n.check" >&2; die "'$RD/$_n': cachepin check failed"; }
-	cg_job "$RD/$_n" $1 4 "$RD/$_n.$1" >> "$W/jobs"
+	cg_job "$RD/$_n" "$_s" 4 "$RD/$_n.$_s" >> "$W/jobs"
 }
 
 # bench_recordings: (--recordings) a plan and a C3 order from each of
@@ -343,35 +354,49 @@ bench_recordings() {
 	k=1
 	for _P in $_RECS; do
 		rec_plan cachepin$k "$W/$_P.profile"
+		# the peers that depend on the recording, from the same one,
+		# at every size a plan is judged at
 		"$C3" "$W/$_P.profile" > "$RD/order.c3$k"
-		order_lds "$RD/order.c3$k" "$W/sections" > "$RD/c3$k.lds"
-		rec_link c3$k
+		hotfirst_order "$W/$_P.profile" > "$RD/order.hotfirst$k"
+		for l in c3 hotfirst; do
+			order_lds "$RD/order.$l$k" "$W/sections" > "$RD/$l$k.lds"
+			rec_link $l$k "$PEER_SIZES"
+		done
+		lld_callgraph "$W/$_P.profile" > "$RD/lld$k.cg"
+		rec_link lld$k "$PEER_SIZES" -fuse-ld=lld -Wl,--call-graph-ordering-file="$RD/lld$k.cg" \
+			-Wl,--no-warn-symbol-ordering
 		# re-planned with --keep of the first one's plan, as a user
 		# re-plans after profiling again (keep1 is that plan)
 		[ $k -eq 1 ] || rec_plan keep$k "$W/$_P.profile" --keep "$RD/cachepin1.align"
 		# each geometry's own plan: a bench cell is judged on them
 		for s in $SOLE_CACHES; do
 			rec_sole $s $k "$W/$_P.profile"
+			rec_sole $s $k "$W/$_P.profile" reference --method reference
 		done
 		k=$((k + 1))
 	done
 	log "$p: $(wc -l < "$W/jobs") cachegrind runs, $JOBS at a time"
 	run_jobs "$W/jobs"
 	# rows: program layout recording cache misses
-	for l in cachepin c3; do
+	for l in cachepin c3 hotfirst lld; do
+		_sizes=$PEER_SIZES
+		[ $l != cachepin ] || _sizes=$CACHES
 		k=1
 		while [ $k -le "$RECORDINGS" ]; do
-			for s in $CACHES; do
+			for s in $_sizes; do
 				echo "$p,$l,$k,$s,$(misses "$RD/$l$k.$s")"
 			done
 			k=$((k + 1))
 		done
 	done >> "$RESULTS/recordings.csv.tmp"
-	for s in $SOLE_CACHES; do
-		k=1
-		while [ $k -le "$RECORDINGS" ]; do
-			echo "$p,cachepin$((s / 1024)),$k,$s,$(misses "$RD/cachepin$((s / 1024))_$k.$s")"
-			k=$((k + 1))
+	for l in cachepin reference; do
+		for s in $SOLE_CACHES; do
+			k=1
+			while [ $k -le "$RECORDINGS" ]; do
+				_n=$l$((s / 1024))
+				echo "$p,$_n,$k,$s,$(misses "$RD/${_n}_$k.$s")"
+				k=$((k + 1))
+			done
 		done
 	done >> "$RESULTS/recordings.csv.tmp"
 	# the --keep plans: recording 1 is the plan they keep
@@ -461,8 +486,7 @@ bench_program() {
 
 	log "$p: layouts"
 	sections "$L/default.map" > "$W/sections"
-	awk '$1 == "f" && $4 > 0 && $7 > 0 { printf "%.9g %s %s\n", $4 / $7, $2, $3 }' \
-		"$W/$p.profile" | sort -k1,1gr -k2,2 | awk '{ print $2, $3 }' > "$W/order.hotfirst"
+	hotfirst_order "$W/$p.profile" > "$W/order.hotfirst"
 	"$C3" "$W/$p.profile" > "$W/order.c3"
 	for o in hotfirst c3; do
 		order_lds "$W/order.$o" "$W/sections" > "$W/$o.lds"
@@ -478,10 +502,7 @@ bench_program() {
 		RANDS="$RANDS rand$k"
 		k=$((k + 1))
 	done
-	# lld's call graph: caller callee weight, from the callchain edges
-	awk '$1 == "e" && $8 ~ /d/ && $2 != $4 { w[$2 " " $4] += $7 / 1000 }
-		END { for (k in w) printf "%s %d\n", k, w[k] }' "$W/$p.profile" |
-		sort > "$W/lld.cg"
+	lld_callgraph "$W/$p.profile" > "$W/lld.cg"
 	for l in $LAYOUTS; do
 		prof=$W/$p.profile
 		case $l in

@@ -67,3 +67,17 @@ random_order() {
 		   }
 		   for (i = 0; i < n; i++) print f[i] }'
 }
+
+# hotfirst_order PROFILE > ORDER: the functions with samples of PROFILE
+# ("name object" lines), densest first (samples per byte)
+hotfirst_order() {
+	awk '$1 == "f" && $4 > 0 && $7 > 0 { printf "%.9g %s %s\n", $4 / $7, $2, $3 }' "$1" |
+		sort -k1,1gr -k2,2 | awk '{ print $2, $3 }'
+}
+
+# lld_callgraph PROFILE > FILE: ld.lld's --call-graph-ordering-file
+# ("caller callee weight") from the callchain edges of PROFILE
+lld_callgraph() {
+	awk '$1 == "e" && $8 ~ /d/ && $2 != $4 { w[$2 " " $4] += $7 / 1000 }
+		END { for (k in w) printf "%s %d\n", k, w[k] }' "$1" | sort
+}
