@@ -205,10 +205,12 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 /* The edited layout into every output asked for, all or none.  0 or 1. */
 static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 {
+	static const enum tool_link_out orders[] = { TOOL_OUT_LLD, TOOL_OUT_SECORDER };
 	struct cachepin_plan plan = { 0 };
 	struct cachepin_emit_info info = { .version = cachepin_version(), .standalone = a->lo.standalone };
 	struct tool_link_layout l = { &plan, w->m, &a->in.caches[0], &info };
 	struct tool_outputs os = { .n = 0 };
+	size_t i;
 	int rc;
 
 	if (cachepin_relink__plan(&w->r, w->m, a->in.caches[0].way_span, &plan))
@@ -219,10 +221,10 @@ static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_FRAGMENT])
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
 			a->lo.path[TOOL_OUT_FRAGMENT], a->lo.path[TOOL_OUT_ALIGN], plan.nr_units, plan.base);
-	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_LLD])
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.path[TOOL_OUT_LLD], plan.nr_units);
-	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_SECORDER])
-		fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n", a->lo.path[TOOL_OUT_SECORDER], plan.nr_units);
+	for (i = 0; !rc && !a->rep.json && i < ARRAY_LEN(orders); i++)
+		if (a->lo.path[orders[i]])
+			fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n",
+				a->lo.path[orders[i]], plan.nr_units);
 	free(plan.units);
 	return rc;
 }
