@@ -165,9 +165,11 @@ static int cmd_srcline(const char *path, char **addrs, int n)
 	return 0;
 }
 
-static void print_end(uint64_t off, bool after_slot, void *arg)
+/* An instruction that ends a run: its function, offset, length (and "slot" before a delay slot). */
+static void print_end(uint64_t off, uint32_t len, bool after_slot, void *arg)
 {
-	printf("%s %llx%s\n", (const char *)arg, (unsigned long long)off, after_slot ? " slot" : "");
+	printf("%s %llx %u%s\n", (const char *)arg, (unsigned long long)off, len,
+	       after_slot ? " slot" : "");
 }
 
 static int cmd_flow(const char *path)

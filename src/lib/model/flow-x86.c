@@ -123,11 +123,13 @@ static unsigned long x86_mach(const struct cachepin_flow *fl)
 int flow_x86_open(struct cachepin_flow *fl)
 {
 	fl->x86_print = (void *)disassembler(bfd_arch_i386, false, x86_mach(fl), NULL);
+	fl->walk = flow_x86_walk;
+	fl->align = 1;
 	return fl->x86_print ? 0 : -ENOTSUP;
 }
 
 int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
-		  uint64_t vma, void (*fn)(uint64_t off, bool after_slot, void *arg), void *arg)
+		  uint64_t vma, cachepin_flow_fn fn, void *arg)
 {
 	disassembler_ftype print = (disassembler_ftype)fl->x86_print;
 	struct disassemble_info info;
@@ -153,7 +155,7 @@ int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t 
 		if ((uint64_t)n > size - k)
 			break;	/* runs past the function's end */
 		if (x86_ends_run(t.buf))
-			fn(k + (uint64_t)n - 1, false, arg);
+			fn(k, (uint32_t)n, false, arg);
 		k += (uint64_t)n;
 	}
 	disassemble_free_target(&info);

@@ -10,11 +10,8 @@
 /* FL's x86 disassembler (FL->bin's class): 0 or -ENOTSUP. */
 int flow_x86_open(struct cachepin_flow *fl);
 
-/*
- * FN for every instruction of CODE[0..SIZE) (at VMA) after which the run
- * stops, with the offset of its last byte.  0.
- */
+/* FL's walker (FL->walk) for x86 code: FN for every jump and return of CODE[0..SIZE) at VMA.  0. */
 int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
-		  uint64_t vma, void (*fn)(uint64_t off, bool after_slot, void *arg), void *arg);
+		  uint64_t vma, cachepin_flow_fn fn, void *arg);
 
 #endif

@@ -89,9 +89,31 @@ static int flow_mips(uint32_t w)
 	}
 }
 
+static uint32_t word_at(const struct cachepin_flow *fl, const uint8_t *p)
+{
+	if (fl->bin->big_endian)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* The walker of the fixed-width sets: every 4-byte word through fl->decode. */
+static int walk_fixed(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
+		      uint64_t vma, cachepin_flow_fn fn, void *arg)
+{
+	uint64_t k;
+
+	for (k = 0; k + 4 <= size; k += 4) {
+		int kind = fl->decode(word_at(fl, code + k));
+
+		if (kind != FLOW_ON)
+			fn(k, 4, kind == FLOW_END_AFTER_SLOT, arg);
+	}
+	return 0;
+}
+
 int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *bin)
 {
-	*fl = (struct cachepin_flow){ .bin = bin, .fd = -1 };
+	*fl = (struct cachepin_flow){ .bin = bin, .fd = -1, .walk = walk_fixed, .align = 4 };
 	switch (bin->machine) {
 	case EM_ARM:
 		if (bin->big_endian)
@@ -125,26 +147,19 @@ void cachepin_flow__close(struct cachepin_flow *fl)
 	fl->fd = -1;
 }
 
-static uint32_t word_at(const struct cachepin_flow *fl, const uint8_t *p)
-{
-	if (fl->bin->big_endian)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
 int cachepin_flow__walk(const struct cachepin_flow *fl, const struct cachepin_func *f,
-			uint64_t max, void (*fn)(uint64_t off, bool after_slot, void *arg), void *arg)
+			uint64_t max, cachepin_flow_fn fn, void *arg)
 {
 	const struct cachepin_binary *bin = fl->bin;
 	const struct cachepin_section *sec;
-	uint64_t size = f->size, off, k;
+	uint64_t size = f->size, off;
 	uint8_t *code;
 	ssize_t got;
 
-	if (fl->fd < 0 || (!fl->decode && !fl->x86_print))
+	if (!cachepin_flow__decodes(fl))
 		return -ENOTSUP;
 	if (f->sec < 0 || (size_t)f->sec >= bin->nr_secs || (f->flags & CACHEPIN_FUNC_THUMB) ||
-	    (fl->decode && (f->addr & 3)) || !size)
+	    (f->addr & (fl->align - 1)) || !size)
 		return -ENOTSUP;
 	sec = &bin->secs[f->sec];
 	if (f->addr < sec->addr || f->addr - sec->addr + size > sec->size)
@@ -160,14 +175,7 @@ int cachepin_flow__walk(const struct cachepin_flow *fl, const struct cachepin_fu
 		free(code);
 		return -EIO;
 	}
-	for (k = 0; fl->decode && k + 4 <= size; k += 4) {
-		int kind = fl->decode(word_at(fl, code + k));
-
-		if (kind != FLOW_ON)
-			fn(k, kind == FLOW_END_AFTER_SLOT, arg);
-	}
-	if (fl->x86_print)
-		flow_x86_walk(fl, code, size, f->addr, fn, arg);
+	fl->walk(fl, code, size, f->addr, fn, arg);
 	free(code);
 	return 0;
 }
@@ -176,18 +184,18 @@ struct ends_arg {
 	uint8_t *ends;
 	uint32_t gran;
 	uint64_t size;
-	bool fixed;		/* offsets are instructions' first bytes */
 };
 
-static void mark_end(uint64_t off, bool after_slot, void *arg)
+/* The last byte of the run's last instruction (its delay slot's, after a MIPS branch). */
+static void mark_end(uint64_t off, uint32_t len, bool after_slot, void *arg)
 {
 	struct ends_arg *e = arg;
 	uint64_t in;
 
-	if (after_slot && off + 4 < e->size)
-		off += 4;
-	if (e->fixed && off + 3 < e->size)
-		off += 3;	/* the 4-byte instruction's last byte */
+	if (after_slot && off + len < e->size)
+		off += len;	/* the slot is as long as the branch */
+	if (off + len - 1 < e->size)
+		off += len - 1;
 	in = off % e->gran + 1;
 	e->ends[off / e->gran] = (uint8_t)(in > 255 ? 255 : in);
 }
@@ -195,8 +203,7 @@ static void mark_end(uint64_t off, bool after_slot, void *arg)
 int cachepin_flow__ends(const struct cachepin_flow *fl, const struct cachepin_func *f,
 			uint32_t gran, uint64_t nslot, uint8_t *ends)
 {
-	struct ends_arg e = { ends, gran, f->size < nslot * gran ? f->size : nslot * gran,
-			      fl->decode != NULL };
+	struct ends_arg e = { ends, gran, f->size < nslot * gran ? f->size : nslot * gran };
 
 	memset(ends, 0, nslot);
 	return cachepin_flow__walk(fl, f, nslot * gran, mark_end, &e);
