@@ -196,7 +196,7 @@ if [ $mode = recordings ]; then
 		{ [ -r "$CSV" ] && cat "$CSV" || echo; echo "--"; cat "$R/recordings.csv"; } |
 		awk -F, -v p="$p" "$AWKLIB"'
 			$0 == "--" { f = 2; next }
-			f != 2 && $1 == p && $2 ~ /^(default|align32|align64)$/ { fixed[$3, $2] = $4; FL[$2] = 1 }
+			f != 2 && $1 == p && $2 ~ /^(default|align32|align64)$/ { fixed[$2, $3] = $4; FL[$2] = 1 }
 			f == 2 && $1 == p {
 				if ($2 == "cachepin" $4 / 1024) { plan[$4, $3] = $5; sz[$4] = 1; if ($3 > nk[$4]) nk[$4] = $3 }
 				else if ($2 ~ /^(c3|hotfirst|lld)$/ || $2 == "reference" $4 / 1024) {
@@ -210,17 +210,17 @@ if [ $mode = recordings ]; then
 					for (k = 1; k <= nk[s]; k++) {
 						if (!((s, k) in plan))
 							continue
-						bp = ""; bv = 0
-						for (l in PL)
-							if ((s, k, l) in peer && (bp == "" || peer[s, k, l] < bv || (peer[s, k, l] == bv && l < bp))) {
-								bp = l; bv = peer[s, k, l]
-							}
+						# the peers of recording K and the links that need none
+						delete m
+						delete L
 						for (l in FL)
-							if ((s, l) in fixed && (bp == "" || fixed[s, l] < bv || (fixed[s, l] == bv && l < bp))) {
-								bp = l; bv = fixed[s, l]
-							}
-						if (bp == "" || bv <= 0)
+							if ((l, s) in fixed) { m[l, s] = fixed[l, s]; L[l] = 1 }
+						for (l in PL)
+							if ((s, k, l) in peer) { m[l, s] = peer[s, k, l]; L[l] = 1 }
+						bp = best_peer(m, L, s)
+						if (bp == "" || !(m[bp, s] > 0))
 							continue
+						bv = m[bp, s]
 						x[++c] = plan[s, k]
 						r[c] = plan[s, k] / bv
 						if (r[c] > worst)

@@ -20,9 +20,9 @@ typedef void (*cachepin_flow_fn)(uint64_t off, uint32_t len, bool after_slot, vo
 struct cachepin_flow {
 	const struct cachepin_binary *bin;
 	int fd;			/* the binary, for its code */
-	/* the instruction set's walker over CODE[0..SIZE) at VMA: 0 */
-	int (*walk)(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
-		    uint64_t vma, cachepin_flow_fn fn, void *arg);
+	/* the instruction set's walker over CODE[0..SIZE) at VMA */
+	void (*walk)(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
+		     uint64_t vma, cachepin_flow_fn fn, void *arg);
 	int (*decode)(uint32_t word);	/* fixed width: enum flow_kind of one instruction */
 	void *x86_print;		/* x86: libopcodes' disassembler, for bin's class */
 	uint32_t align;			/* where an instruction may start (4, or 1 for x86) */

@@ -120,16 +120,9 @@ static unsigned long x86_mach(const struct cachepin_flow *fl)
 	return fl->bin->elf_class == 64 ? bfd_mach_x86_64 : bfd_mach_i386_i386;
 }
 
-int flow_x86_open(struct cachepin_flow *fl)
-{
-	fl->x86_print = (void *)disassembler(bfd_arch_i386, false, x86_mach(fl), NULL);
-	fl->walk = flow_x86_walk;
-	fl->align = 1;
-	return fl->x86_print ? 0 : -ENOTSUP;
-}
-
-int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
-		  uint64_t vma, cachepin_flow_fn fn, void *arg)
+/* FL->walk for x86: FN for every jump and return of CODE[0..SIZE) at VMA. */
+static void flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
+			  uint64_t vma, cachepin_flow_fn fn, void *arg)
 {
 	disassembler_ftype print = (disassembler_ftype)fl->x86_print;
 	struct disassemble_info info;
@@ -159,5 +152,12 @@ int flow_x86_walk(const struct cachepin_flow *fl, const uint8_t *code, uint64_t 
 		k += (uint64_t)n;
 	}
 	disassemble_free_target(&info);
-	return 0;
+}
+
+int flow_x86_open(struct cachepin_flow *fl)
+{
+	fl->x86_print = (void *)disassembler(bfd_arch_i386, false, x86_mach(fl), NULL);
+	fl->walk = flow_x86_walk;
+	fl->align = 1;
+	return fl->x86_print ? 0 : -ENOTSUP;
 }

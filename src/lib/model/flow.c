@@ -97,8 +97,8 @@ static uint32_t word_at(const struct cachepin_flow *fl, const uint8_t *p)
 }
 
 /* The walker of the fixed-width sets: every 4-byte word through fl->decode. */
-static int walk_fixed(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
-		      uint64_t vma, cachepin_flow_fn fn, void *arg)
+static void walk_fixed(const struct cachepin_flow *fl, const uint8_t *code, uint64_t size,
+		       uint64_t vma, cachepin_flow_fn fn, void *arg)
 {
 	uint64_t k;
 
@@ -108,7 +108,6 @@ static int walk_fixed(const struct cachepin_flow *fl, const uint8_t *code, uint6
 		if (kind != FLOW_ON)
 			fn(k, 4, kind == FLOW_END_AFTER_SLOT, arg);
 	}
-	return 0;
 }
 
 int cachepin_flow__open(struct cachepin_flow *fl, const struct cachepin_binary *bin)
