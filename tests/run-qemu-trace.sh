@@ -98,17 +98,19 @@ for spec in "x86 gcc objdump readelf qemu-x86_64 2 0" \
 	grep -q "^samples $1 $(($1 - $2))$" $t.prof ||
 		fail "$t: '$(grep '^samples' $t.prof)', the log holds $1 instructions, $2 of them in the PLT"
 	grep -q "$(($1 - $2)) of $1 samples matched" $t.err || fail "$t: -v summary lacks the matched samples"
-	# reproducible, and --period N: one sample per N instructions
+	# reproducible, and --every N: one sample per N instructions
+	# (--period N is its older name)
 	$CACHEPIN profile qtwork.$t $t.log 2>/dev/null | cmp -s - $t.prof || fail "$t: profile not reproducible"
-	$CACHEPIN profile --period 7 -o $t.p7 qtwork.$t $t.log || fail "$t: --period 7 failed"
+	$CACHEPIN profile --every 7 -o $t.p7 qtwork.$t $t.log || fail "$t: --every 7 failed"
+	$CACHEPIN profile --period 7 qtwork.$t $t.log 2>/dev/null | cmp -s - $t.p7 || fail "$t: --period 7 is not --every 7"
 	total=$1
 	grep -q "^samples $((total / 7)) " $t.p7 && grep -q "^period $((total / 7 * 7)) " $t.p7 ||
-		fail "$t: --period 7: '$(grep '^samples' $t.p7)' for $total instructions"
+		fail "$t: --every 7: '$(grep '^samples' $t.p7)' for $total instructions"
 	w7=$(field spin_a 4 $t.p7)
 	[ $((w7 - wa)) -le 70 ] && [ $((wa - w7)) -le 70 ] || fail "$t: spin_a weighs $w7 at period 7, $wa at period 1"
 	echo "$t: spin_a $wa, spin_b $wb, driver $wd (inclusive $((wd + wa + wb))), $total instructions"
 done
-expect_fail "bad period '0'" $CACHEPIN profile --period 0 qtwork.x86 x86.log
+expect_fail "bad --every '0'" $CACHEPIN profile --every 0 qtwork.x86 x86.log
 # another run of the program: another log (other host addresses), the same profile
 qtrace qemu-x86_64 -d in_asm,exec,nochain -D again.log ./qtwork.x86 $N
 cmp -s again.log x86.log && fail "two QEMU runs wrote the same log"

@@ -198,11 +198,12 @@ enum cachepin_input_kind {
 	CACHEPIN_INPUT_PERF,	/* perf.data, file or pipe mode ("-": standard input) */
 	CACHEPIN_INPUT_TEXT,	/* perf script, hot list, perf report/top, folded stacks */
 	CACHEPIN_INPUT_QEMU,	/* QEMU -d in_asm,exec,nochain log */
+	CACHEPIN_INPUT_LACKEY,	/* valgrind --tool=lackey --trace-mem=yes trace */
 };
 
 struct cachepin_load_opts {
 	bool kernel;		/* take kernel samples (else the program's user samples) */
-	uint64_t period;	/* QEMU logs: instructions per sample (0 = 1) */
+	uint64_t period;	/* QEMU logs, lackey traces: instructions per sample (0 = 1) */
 	const char *const *objects;	/* objects and archives: static call graph */
 	size_t nr_objects;
 	const struct cachepin_objects *objs;	/* those objects loaded already, or NULL */

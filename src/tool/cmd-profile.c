@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * cachepin profile: perf.data, perf script text, hot lists, QEMU execution
- * logs (and existing profiles) to the normalized profile of
+ * logs, lackey traces (and existing profiles) to the normalized profile of
  * cachepin-profile(5).
  */
 #include <inttypes.h>
@@ -13,7 +13,8 @@ enum { OPT_OUTPUT = 'o', OPT_PERIOD = 2001 };
 
 const struct tool_opt profile_opts[] = {
 	{ "output", 'o', "FILE", "write the profile to FILE (default: standard output)", OPT_OUTPUT },
-	{ "period", 0, "N", "QEMU logs: a sample every N executed instructions (default 1: all)", OPT_PERIOD },
+	{ "every", 0, "N", "QEMU logs, lackey traces: a sample every N executed instructions (default 1: all)", OPT_PERIOD },
+	{ "period", 0, "N", "the same as --every (its older name)", OPT_PERIOD },
 	TOOL_INPUT_OPTS,
 	{ NULL }
 };
@@ -32,10 +33,10 @@ static int profile_opt(int id, const char *arg, void *ctx)
 		return 0;
 	}
 	if (id == OPT_PERIOD) {
-		if (tool_parse_u64(arg, &a->in.period, "period"))
+		if (tool_parse_u64(arg, &a->in.period, "--every"))
 			return EXIT_USAGE;
 		if (!a->in.period) {
-			tool_error("bad period '%s': it must be at least 1", arg);
+			tool_error("bad --every '%s': it must be at least 1", arg);
 			return EXIT_USAGE;
 		}
 		return 0;
