@@ -41,6 +41,7 @@ struct cachepin_qtrace_stats {
 	uint64_t nr_unknown_pcs;	/* distinct pcs among them */
 	uint64_t first_unknown_line;	/* line of the first of them, 0 if none */
 	uint64_t nr_stopped;		/* exec lines cancelled by "Stopped execution" */
+	uint64_t nr_rewound;		/* blocks cut short at a device access (-icount) */
 	uint64_t nr_translations;	/* in_asm blocks */
 	uint64_t nr_retranslated;	/* of them, for a pc translated before */
 	uint64_t nr_partial;		/* in_asm blocks the disassembler gave up on */

@@ -18,11 +18,13 @@ struct row {
 	const char *in;
 	bool detect;
 	const char *out;	/* the blocks */
-	const char *stats;	/* "unknown U/P stopped S translations T/R partial X cut C" */
+	const char *stats;	/* "unknown U/P stopped S rewound W translations T/R partial X cut C" */
 };
 
 #define SEP "----------------\n"
 #define TR32(pc, sym) "Trace 0: 0x7f2abc000100 [00000000/" pc "/00000370/ff000200] " sym "\n"
+#define TRCF(pc, cflags) "Trace 0: 0x7f2abc000100 [00000000/" pc "/00000070/" cflags "] \n"
+#define REWOUND(pc) "cpu_io_recompile: rewound execution of TB to " pc "\n"
 #define TR64(pc, sym) "Trace 0: 0x7f0a25c00100 [0000000000000000/" pc "/1040c0b3/00000200] " sym "\n"
 
 static const struct row rows[] = {
@@ -38,7 +40,7 @@ static const struct row rows[] = {
 	  TR32("60010010", "") TR32("60010000", "") TR32("60010010", ""),
 	  true,
 	  "60010000 12 3 C 8 12\n60010010 8 2 R\n60010000 12 3 C 8 12\n60010010 8 2 R\n",
-	  "unknown 0/0 stopped 0 translations 2/0 partial 0 cut 0" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 2/0 partial 0 cut 0" },
 	/* Thumb: 16-bit units, 32-bit instructions as two */
 	{ SEP "IN: \n"
 	  "0x00010348:  bc02       pop      {r1}\n"
@@ -47,7 +49,7 @@ static const struct row rows[] = {
 	  "0x00010364:  f000 f90a  bl       #0x1057c\n\n"
 	  TR32("00010348", ""),
 	  true, "10348 32 4 C 28 32\n",
-	  "unknown 0/0 stopped 0 translations 1/0 partial 0 cut 0" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 1/0 partial 0 cut 0" },
 	/* x86-64: bytes, at most 8 a line, the rest on a line of its own */
 	{ SEP "IN: main\n"
 	  "0x004348b4:  48 c7 84 24 90 00 00 00  movq     $0x37f, 0x90(%rsp)\n"
@@ -58,7 +60,7 @@ static const struct row rows[] = {
 	  "0x00434900:  c3                       retq     \n\n"
 	  TR64("0000000000434900", "f"),
 	  true, "4348b4 17 2 C 12 17\n434900 1 1 R\n",
-	  "unknown 0/0 stopped 0 translations 2/0 partial 0 cut 0" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 2/0 partial 0 cut 0" },
 	/* MIPS: no encoding; a call or return ends after its delay slot */
 	{ SEP "IN: __libc_start_main\n"
 	  "0x00400574:  lw\tt9,-32740(gp)\n"
@@ -73,7 +75,7 @@ static const struct row rows[] = {
 	  "0x00400534:  bal\t0x40053c\n\n"
 	  TR32("00400534", "_start"),
 	  true, "400574 12 3 C 4 12\n423fc0 8 2 R\n400534 4 1 C 0 8\n",
-	  "unknown 0/0 stopped 0 translations 3/0 partial 0 cut 0" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 3/0 partial 0 cut 0" },
 	/* ARM call and return forms; exception returns and b<cond> are neither */
 	{ SEP "IN: \n0x1000:  1b000000  blne     #0x2000\n\n" TR32("00001000", "")
 	  SEP "IN: \n0x1004:  da000000  ble      #0x2000\n\n" TR32("00001004", "")
@@ -84,14 +86,14 @@ static const struct row rows[] = {
 	  SEP "IN: \n0x1014:  e12fff33  blx      r3\n\n" TR32("00001014", "")
 	  SEP "IN: \n0x1018:  e1a0f00e  mov      pc, lr\n\n" TR32("00001018", ""),
 	  true, "1000 4 1 C 0 4\n1004 4 1 -\n1008 4 1 R\n100c 4 1 R\n1010 4 1 -\n1014 4 1 C 0 4\n1018 4 1 R\n",
-	  "unknown 0/0 stopped 0 translations 7/0 partial 0 cut 0" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 7/0 partial 0 cut 0" },
 	/* the latest translation wins; exec lines before any count as unknown */
 	{ TR32("00002000", "") TR32("00002000", "") TR32("00003000", "")
 	  SEP "IN: \n0x00002000:  e2800001  add      r0, r0, #1\n\n" TR32("00002000", "")
 	  SEP "IN: \n0x00002000:  e2800001  add      r0, r0, #1\n"
 	  "0x00002004:  e12fff1e  bx       lr\n\n" TR32("00002000", ""),
 	  true, "2000 4 1 -\n2000 8 2 R\n",
-	  "unknown 3/2 stopped 0 translations 2/1 partial 0 cut 0" },
+	  "unknown 3/2 stopped 0 rewound 0 translations 2/1 partial 0 cut 0" },
 	/* "Stopped execution" cancels the exec line before it, if its pc is the same */
 	{ SEP "IN: \n0x60010004:  e2800001  add      r0, r0, #1\n\n" TR32("60010004", "")
 	  TR32("60010004", "")
@@ -99,20 +101,44 @@ static const struct row rows[] = {
 	  TR32("60010004", "")
 	  "Stopped execution of TB chain before 0x7f2abc000480 [60010008] \n",
 	  true, "60010004 4 1 -\n60010004 4 1 -\n",
-	  "unknown 0/0 stopped 1 translations 1/0 partial 0 cut 0" },
+	  "unknown 0/0 stopped 1 rewound 0 translations 1/0 partial 0 cut 0" },
+	/*
+	 * -icount: a block that reaches a device access (0x1004) other than
+	 * at its end is rewound to it, ran only what came before (none when
+	 * that is its start), and the access runs in a block of its own,
+	 * count 1 in its cflags, which does not replace the pc's block
+	 */
+	{ SEP "IN: \n"
+	  "0x00001000:  e3a00000  mov      r0, #0\n"
+	  "0x00001004:  e5923000  ldr      r3, [r2]\n"
+	  "0x00001008:  e2800001  add      r0, r0, #1\n"
+	  "0x0000100c:  eb0003fb  bl       #0x2000\n\n"
+	  TRCF("00001000", "ff020200") REWOUND("00001004")
+	  SEP "IN: \n0x00001004:  e5923000  ldr      r3, [r2]\n\n"
+	  TRCF("00001004", "ff038201")
+	  SEP "IN: \n0x00001008:  e2800001  add      r0, r0, #1\n"
+	  "0x0000100c:  eb0003fb  bl       #0x2000\n\n"
+	  TRCF("00001008", "ff020200")
+	  TRCF("00001004", "ff020200") REWOUND("00001004")
+	  SEP "IN: \n0x00001004:  e5923000  ldr      r3, [r2]\n\n"
+	  TRCF("00001004", "ff038201")
+	  TRCF("00001000", "ff020200") "Stopped execution of TB chain before 0x7f2abc000100 [00001000] \n"
+	  TRCF("00001000", "ff020200"),
+	  true, "1000 4 1 -\n1004 4 1 -\n1008 8 2 C 4 8\n1004 4 1 -\n1000 16 4 C 12 16\n",
+	  "unknown 0/0 stopped 1 rewound 2 translations 4/0 partial 0 cut 0" },
 	/* the disassembler gave up: a partial block */
 	{ SEP "IN: \n0x1000:  e2800001  add      r0, r0, #1\n"
 	  "Disassembler disagrees with translator over instruction decoding\n"
 	  "Please report this to qemu-devel@nongnu.org\n\n" TR32("00001000", ""),
 	  true, "1000 4 1 P\n",
-	  "unknown 0/0 stopped 0 translations 1/0 partial 1 cut 0" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 1/0 partial 1 cut 0" },
 	/* a log cut inside a line: that line is ignored */
 	{ SEP "IN: \n0x1000:  e2800001  add      r0, r0, #1\n\n" TR32("00001000", "")
 	  "Trace 0: 0x7f2abc000100 [00000000/000010",
 	  true, "1000 4 1 -\n",
-	  "unknown 0/0 stopped 0 translations 1/0 partial 0 cut 1" },
+	  "unknown 0/0 stopped 0 rewound 0 translations 1/0 partial 0 cut 1" },
 	/* the log of a monitor window: exec lines first */
-	{ TR32("00001000", ""), true, "", "unknown 1/1 stopped 0 translations 0/0 partial 0 cut 0" },
+	{ TR32("00001000", ""), true, "", "unknown 1/1 stopped 0 rewound 0 translations 0/0 partial 0 cut 0" },
 };
 
 static char tmpl[4096];
@@ -178,9 +204,10 @@ static void test_rows(void)
 		CHECK(!err, "row %zu: rc %d: %s", i, err, msgbuf);
 		CHECK(!strcmp(out, r->out), "row %zu: got\n%swant\n%s", i, out, r->out);
 		st = cachepin_qtrace__stats(t);
-		snprintf(stats, sizeof(stats), "unknown %llu/%llu stopped %llu translations %llu/%llu partial %llu cut %d",
+		snprintf(stats, sizeof(stats), "unknown %llu/%llu stopped %llu rewound %llu translations %llu/%llu partial %llu cut %d",
 			 (unsigned long long)st->nr_unknown, (unsigned long long)st->nr_unknown_pcs,
-			 (unsigned long long)st->nr_stopped, (unsigned long long)st->nr_translations,
+			 (unsigned long long)st->nr_stopped, (unsigned long long)st->nr_rewound,
+			 (unsigned long long)st->nr_translations,
 			 (unsigned long long)st->nr_retranslated, (unsigned long long)st->nr_partial,
 			 st->cut_last_line);
 		CHECK(!strcmp(stats, r->stats), "row %zu: stats '%s', want '%s'", i, stats, r->stats);
@@ -301,6 +328,8 @@ static const struct {
 	{ "Trace 0: 0x7f2abc000100 [00000000/zz/00000370/ff000200] \n",
 	  "':1: bad exec line (expected 'Trace CPU: 0xHOST [CSBASE/PC/FLAGS/CFLAGS] SYMBOL')\n" },
 	{ TR32("00001000", "") "Stopped execution of TB chain before 0x7f [\n", "':2: bad 'Stopped execution' line\n" },
+	{ TR32("00001000", "") "cpu_io_recompile: rewound execution of TB to zz\n",
+	  "':2: bad 'cpu_io_recompile' line\n" },
 	{ TR32("00001000", "") "R00: 00000000 R01: 00000000\n",
 	  "':2: not a line of a QEMU in_asm/exec log\n"
 	  "hint: record with '-d in_asm,exec,nochain' and no other log items\n" },

@@ -384,8 +384,8 @@ static void qemu_report(const char *path, const struct cachepin_qtrace_stats *st
 	if (!st->nr_exec)
 		pr_warn("warning: '%s': no exec lines\n"
 			"hint: record with '-d in_asm,exec,nochain'\n", path);
-	pr_info("'%s': %" PRIu64 " exec lines, %" PRIu64 " blocks run (%" PRIu64 " instructions), %" PRIu64 " cancelled, %" PRIu64 " translations (%" PRIu64 " again)\n",
-		path, st->nr_exec, st->nr_blocks, st->nr_insns, st->nr_stopped,
+	pr_info("'%s': %" PRIu64 " exec lines, %" PRIu64 " blocks run (%" PRIu64 " instructions), %" PRIu64 " cancelled, %" PRIu64 " cut short at a device access, %" PRIu64 " translations (%" PRIu64 " again)\n",
+		path, st->nr_exec, st->nr_blocks, st->nr_insns, st->nr_stopped, st->nr_rewound,
 		st->nr_translations, st->nr_retranslated);
 }
 

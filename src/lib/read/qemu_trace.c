@@ -35,6 +35,13 @@
  *     was entered but exited before its first instruction (an exit
  *     request): that exec line is cancelled.  "Linking TBs" lines mean
  *     chaining was on, so exec lines miss the chained blocks: refused.
+ *     With -icount, an instruction that accesses a device's registers
+ *     must end its block: QEMU logs "cpu_io_recompile: rewound execution
+ *     of TB to PC" right after the exec line of a block that reached it
+ *     elsewhere, which then ran only its instructions before PC, and
+ *     translates a block of CFLAGS' instruction count (its low 9 bits) at
+ *     PC, which an exec line with that count runs.  That translation is
+ *     not taken for the pc's block when it has one.
  *     QEMU's MIPS system emulation also logs under exec "Status OLD (..)
  *     => NEW (..) Cause C" (mtc0 to Status), "ERET: PC .. EPC .." and
  *     "  =>  PC .. EPC .." (eret): skipped.
@@ -61,6 +68,7 @@
 #define QS_CAP		1024		/* shadow stack frames kept per cpu */
 #define QS_MAX_STACK	127		/* frames given to samples (perf's default) */
 #define QT_MAX_CPUS	4096
+#define QT_CF_COUNT	0x1ff		/* cflags: the block's instruction count, 0: any */
 
 enum insn_kind { K_NONE, K_CALL, K_CALL_DS, K_RET, K_RET_DS };
 enum insn_family { FAM_NONE, FAM_X86, FAM_ARM };
@@ -109,12 +117,15 @@ struct cachepin_qtrace {
 	long pend_idx;		/* block index, -1 if unknown */
 	uint64_t pend_pc, pend_line;
 	uint32_t pend_cpu;
+	uint32_t pend_count;	/* instructions its cflags allow, 0: any */
+	bool io_next;		/* the next in_asm block is an I/O recompile */
 
 	struct cachepin_qtrace_stats st;
 };
 
 static const char SEP[] = "----------------";
 static const char STOPPED[] = "Stopped execution of TB chain before ";
+static const char REWOUND[] = "cpu_io_recompile: rewound execution of TB to ";
 static const char LINKING[] = "Linking TBs";
 static const char DISAGREE[] = "Disassembler disagrees with translator";
 static const char REPORT[] = "Please report this to ";
@@ -517,6 +528,13 @@ static int qt_commit(struct cachepin_qtrace *t)
 	t->st.nr_translations++;
 
 	idx = qt_find(t, b.pc);
+	if (idx >= 0 && t->io_next) {
+		/* an I/O recompile: exec lines of it carry its count */
+		t->io_next = false;
+		t->nr_ins = 0;
+		return 0;
+	}
+	t->io_next = false;
 	if (idx >= 0) {
 		t->st.nr_retranslated++;
 		dst = &t->blocks[idx];
@@ -549,7 +567,8 @@ static int qt_commit(struct cachepin_qtrace *t)
 
 /* ---- exec lines ---- */
 
-static int qt_deliver(struct cachepin_qtrace *t, cachepin_qblock_fn_t fn, void *ctx)
+/* The pending exec line's block, its first LIMIT instructions (0: all). */
+static int qt_deliver_n(struct cachepin_qtrace *t, uint32_t limit, cachepin_qblock_fn_t fn, void *ctx)
 {
 	const struct qt_block *b;
 	struct cachepin_qblock qb;
@@ -558,6 +577,8 @@ static int qt_deliver(struct cachepin_qtrace *t, cachepin_qblock_fn_t fn, void *
 	if (t->pend_idx < 0)
 		return qt_unknown(t, t->pend_pc, t->pend_line);
 	b = &t->blocks[t->pend_idx];
+	if (t->pend_count && (!limit || t->pend_count < limit))
+		limit = t->pend_count;
 	qb.pc = b->pc;
 	qb.size = b->size;
 	qb.nr_insns = b->nr_insns;
@@ -565,19 +586,59 @@ static int qt_deliver(struct cachepin_qtrace *t, cachepin_qblock_fn_t fn, void *
 	qb.call_off = b->call_off;
 	qb.ret_off = b->ret_off;
 	qb.flags = b->flags;
+	if (limit && limit < b->nr_insns) {
+		/* it stopped before its end, and before its call or return */
+		qb.nr_insns = limit;
+		qb.size = qb.insn_off[limit];
+		qb.flags &= ~(unsigned int)(CACHEPIN_QBLOCK_CALL | CACHEPIN_QBLOCK_RET);
+	}
 	qb.cpu = t->pend_cpu;
 	qb.line = t->pend_line;
 	t->st.nr_blocks++;
-	t->st.nr_insns += b->nr_insns;
+	t->st.nr_insns += qb.nr_insns;
 	return fn(ctx, &qb);
+}
+
+static int qt_deliver(struct cachepin_qtrace *t, cachepin_qblock_fn_t fn, void *ctx)
+{
+	return qt_deliver_n(t, 0, fn, ctx);
+}
+
+/*
+ * "cpu_io_recompile: rewound execution of TB to PC": the pending block
+ * ran its instructions before PC only (none: cancelled).
+ */
+static int qt_rewound_line(struct cachepin_qtrace *t, const char *p, const char *e,
+			   cachepin_qblock_fn_t fn, void *ctx)
+{
+	const char *q = p + sizeof(REWOUND) - 1;
+	const struct qt_block *b;
+	uint64_t pc;
+	uint32_t k;
+
+	if (!(q = scan_hex_digits(q, e, &pc, NULL)) || scan_rtrim(q, e) != q)
+		return qt_bad(t, "bad 'cpu_io_recompile' line", NULL);
+	t->io_next = true;
+	t->st.nr_rewound++;
+	if (!t->pend)
+		return 0;
+	if (t->pend_idx < 0 || pc < t->pend_pc)
+		return qt_deliver(t, fn, ctx);
+	b = &t->blocks[t->pend_idx];
+	for (k = 0; k < b->nr_insns && t->pool[b->pool + k] < pc - t->pend_pc; k++)
+		;
+	if (!k) {
+		t->pend = false;
+		return 0;
+	}
+	return qt_deliver_n(t, k, fn, ctx);
 }
 
 static int qt_exec_line(struct cachepin_qtrace *t, const char *p, const char *e)
 {
 	const char *q = p + 6;
-	uint64_t cpu = 0, pc;
+	uint64_t cpu = 0, pc, cflags;
 	unsigned int nd;
-	int i;
 
 	if (q >= e || *q < '0' || *q > '9')
 		goto bad;
@@ -590,9 +651,9 @@ static int qt_exec_line(struct cachepin_qtrace *t, const char *p, const char *e)
 	    !scan_starts(q, e, " [") || !(q = scan_skip_hex(q + 2, e)) || q >= e || *q != '/' ||
 	    !(q = scan_hex_digits(q + 1, e, &pc, &nd)))
 		goto bad;
-	for (i = 0; i < 2; i++)
-		if (q >= e || *q != '/' || !(q = scan_skip_hex(q + 1, e)))
-			goto bad;
+	if (q >= e || *q != '/' || !(q = scan_skip_hex(q + 1, e)) ||
+	    q >= e || *q != '/' || !(q = scan_hex_digits(q + 1, e, &cflags, NULL)))
+		goto bad;
 	if (q >= e || *q != ']')
 		goto bad;
 	t->st.nr_exec++;
@@ -605,6 +666,7 @@ static int qt_exec_line(struct cachepin_qtrace *t, const char *p, const char *e)
 	t->pend_cpu = (uint32_t)cpu;
 	t->pend_line = t->lineno;
 	t->pend_idx = qt_find(t, pc);
+	t->pend_count = (uint32_t)(cflags & QT_CF_COUNT);
 	return 0;
 bad:
 	return qt_bad(t, "bad exec line (expected 'Trace CPU: 0xHOST [CSBASE/PC/FLAGS/CFLAGS] SYMBOL')",
@@ -632,6 +694,8 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 {
 	int err;
 
+	if (t->pend && p < e && *p == 'c' && scan_starts(p, e, REWOUND))
+		return qt_rewound_line(t, p, e, fn, ctx);
 	if (t->pend && (p == e || *p != 'S') && (err = qt_deliver(t, fn, ctx)))
 		return err;
 	if (p == e) {
@@ -696,6 +760,10 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 			t->partial = true;
 			return 0;
 		}
+		break;
+	case 'c':
+		if (scan_starts(p, e, REWOUND))
+			return qt_rewound_line(t, p, e, fn, ctx);
 		break;
 	case 'P':
 		if (scan_starts(p, e, REPORT))
