@@ -63,6 +63,13 @@ bool cachepin_kernel_after_text(const char *section);
  */
 bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachepin_func *f);
 
+/*
+ * Is NAME a kernel function that turns interrupts back on
+ * (_raw_spin_unlock_irqrestore and the like), where the samples that
+ * code run with interrupts off could not take wait?
+ */
+bool cachepin_kernel_irqs_on(const char *name);
+
 /* ---- kernel DSO names (perf script, perf report, perf.data) ---- */
 
 enum cachepin_kernel_dso {

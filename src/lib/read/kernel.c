@@ -134,6 +134,27 @@ bool cachepin_kernel_idle(const struct cachepin_binary *bin, const struct cachep
 	return !strncmp(f->name, "cpu_", 4) && ends_with(f->name, "_do_idle");
 }
 
+/*
+ * Where a kernel turns interrupts back on out of line: a sample that
+ * needs an interrupt (a timer's, or a PMU's that is no NMI, as on ARM32
+ * and MIPS) cannot stop the code that runs with them off, and lands here.
+ */
+static const char *const irqs_on_funcs[] = {
+	"_raw_spin_unlock_irqrestore", "_raw_spin_unlock_irq",
+	"_raw_read_unlock_irqrestore", "_raw_read_unlock_irq",
+	"_raw_write_unlock_irqrestore", "_raw_write_unlock_irq",
+};
+
+bool cachepin_kernel_irqs_on(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(irqs_on_funcs); i++)
+		if (!strcmp(name, irqs_on_funcs[i]))
+			return true;
+	return false;
+}
+
 bool cachepin_kernel_after_text(const char *section)
 {
 	static const char *const after[] = {
