@@ -67,7 +67,13 @@
 # default: the project's), LOADS (downloads per traced window, 2), MIB
 # (size of each download, 4), PERF_LOADS (downloads in the perf window,
 # back to back; it lasts as long as they take: 10), PERF_FREQ
-# (its sampling frequency, 4000 Hz), PLAN_FROM
+# (its sampling frequency, 1000 Hz with PERF_SAMPLING=insn, else 4000 Hz),
+# PERF_SAMPLING (insn: the router's
+# QEMU counts time in instructions, -icount shift=auto, and runs one
+# instruction per translation block in the perf window, so that a
+# cpu-clock sample stands for an executed instruction, as perf record
+# -e instructions on a router's PMU; time: host time and whole blocks, as
+# before; default insn), PLAN_FROM
 # (the profile of the plan that is booted and used by the stability and
 # MIPS stages: perf or trace; default perf; replan makes the other),
 # CCACHE_DIR (default WORKDIR/ccache).
@@ -94,7 +100,15 @@ JOBS=${JOBS:-$(nproc)}
 LOADS=${LOADS:-2}
 MIB=${MIB:-4}
 PERF_LOADS=${PERF_LOADS:-10}
-PERF_FREQ=${PERF_FREQ:-4000}
+PERF_SAMPLING=${PERF_SAMPLING:-insn}
+# one instruction per block makes the window about four times as long in
+# the guest's time: a quarter of the rate keeps the recording's samples
+# (and the guest's RAM they take) where they were
+case $PERF_SAMPLING in
+insn) ROUTER_CLOCK="-icount shift=auto" PERF_FREQ=${PERF_FREQ:-1000} ;;
+time) ROUTER_CLOCK= PERF_FREQ=${PERF_FREQ:-4000} ;;
+*) echo "kernel-lab: PERF_SAMPLING is '$PERF_SAMPLING'; it must be insn or time" >&2; exit 2 ;;
+esac
 PLAN_FROM=${PLAN_FROM:-perf}
 CACHE=cortex-a9-32k
 MIPS_CACHE=mips-74k-32k
@@ -353,7 +367,7 @@ boot_pair() {
 	# shellcheck disable=SC2086
 	qemu-system-arm $common -append "console=ttyAMA0 rdinit=/init lab=router" \
 		-serial pipe:"$D/router" -chardev pipe,id=mon,path="$D/mon" -mon chardev=mon \
-		-nic socket,listen=127.0.0.1:$port,mac=52:54:00:00:01:01 \
+		-nic socket,listen=127.0.0.1:$port,mac=52:54:00:00:01:01 $ROUTER_CLOCK \
 		${trace:+-D "$D/trace.log" -d in_asm,nochain} 2> "$D/router.err" &
 	rpid=$! hpid=
 	# a failed check must not leave the guests running
@@ -388,8 +402,16 @@ boot_pair() {
 		# points); the recording lasts as long as they take
 		echo "perf p1 start $PERF_FREQ" >&3
 		wait_for "$D/router.log" "^LAB: p1 perf started" 120
+		if [ "$PERF_SAMPLING" = insn ]; then
+			# a timer interrupt is taken between blocks only: blocks
+			# of one instruction let a sample land on any of them
+			# (the trace window's blocks are logged; these are not)
+			echo "log none" >&4
+			echo "singlestep on" >&4
+		fi
 		echo "load p1 $PERF_LOADS $MIB" >&5
-		wait_for "$D/hosts.log" "^LAB: p1 done" $((PERF_LOADS * 240 + 300))
+		wait_for "$D/hosts.log" "^LAB: p1 done" $((PERF_LOADS * 600 + 300))
+		[ "$PERF_SAMPLING" = time ] || echo "singlestep off" >&4
 		echo "perf p1 stop" >&3
 		wait_for "$D/router.log" "^LAB: p1 perf done" 900
 		fact "${name}_perf_window" "$(sed -n 's/^LAB: p1 done //p' "$D/hosts.log" | tr -d '\r')"
@@ -413,6 +435,10 @@ stage_before() {
 		die "make of the stock kernel failed, see '$W/before-make.log'"
 	t0=$(now)
 	boot_pair before "$OA" trace perf
+	case $PERF_SAMPLING in
+	insn) fact perf_sampling_said "cpu-clock with the router's clock counting instructions (QEMU -icount shift=auto) and one instruction per translation block in the window, so that a sample stands for an executed instruction, as \`perf record -e instructions\` on a PMU" ;;
+	time) fact perf_sampling_said "cpu-clock in host time, taken between translation blocks only (PERF_SAMPLING=time)" ;;
+	esac
 	fact before_boot_s $(( $(now) - t0 ))
 }
 
@@ -456,9 +482,9 @@ stage_profile() {
 	ni=$(awk '$1 == "samples" { print $2 }' "$W/profile/trace.profile")
 	every=$(( ni / (ns > 0 ? ns : 1) ))
 	[ "$every" -ge 1 ] || every=1
-	"$CACHEPIN" profile --period "$every" -m "$B/vmlinux.map" -o "$W/profile/every.profile" \
+	"$CACHEPIN" profile --every "$every" -m "$B/vmlinux.map" -o "$W/profile/every.profile" \
 		"$B/vmlinux" "$B/trace.log" 2> "$W/profile/every.log" ||
-		{ cat "$W/profile/every.log" >&2; die "cachepin profile --period $every of the QEMU trace failed"; }
+		{ cat "$W/profile/every.log" >&2; die "cachepin profile --every $every of the QEMU trace failed"; }
 	fact perf_samples "$ns"
 	fact perf_block_starts "$(block_starts "$B/perf.data" "$B/trace.log")"
 	fact every_period "$every"

@@ -44,6 +44,19 @@ done_lines() {
 		}'
 	done
 }
+# points_lines WHAT A B N: the changes A and B (in %) at most N points apart
+points_lines() {
+	for pol in lru random; do
+		awk -v what="$1" -v pol="$(polname $pol)" -v a="$(get "$2_$pol")" -v b="$(get "$3_$pol")" -v n="$4" 'BEGIN {
+			if (a == "" || b == "") {
+				printf "- not measured: %s, %s\n", what, pol
+				exit
+			}
+			printf "- %s: %s, %s: %s %% against %s %% (%.1f points)\n", a - b <= n ? "met" : "not met", what, pol, a, b, a - b
+		}'
+	done
+}
+
 # pc NAME: a change fact with its unit, or nothing
 pc() {
 	v=$(get "$1")
@@ -238,6 +251,11 @@ window ($(get every_samples) samples, as many as the perf window's).
 | the QEMU trace | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
 | the perf window | $(get sim_after_layout_perf_lru) ($(pc sim_change_after_layout_perf_lru)) | $(get sim_after_layout_perf_random) ($(pc sim_change_after_layout_perf_random)) |
 | the trace's instructions, sampled | $(get sim_after_layout_every_lru) ($(pc sim_change_after_layout_every_lru)) | $(get sim_after_layout_every_random) ($(pc sim_change_after_layout_every_random)) |
+
+The perf window's samples: $(get perf_sampling_said).
+
+$(done_lines "plan from the perf window, at least 45 % fewer misses than stock" sim_after_layout_perf sim_after_on_stock 0.55)
+$(points_lines "plan from the perf window, within 10 points of the trace plan's change" sim_change_after_layout_perf sim_change_after_layout_trace 10)
 
 ## cachepin score (modelled misses, 32 KiB 4-way 32 B)
 
