@@ -771,6 +771,14 @@ stage_simulate() {
 		"$W/run-before/vmlinux" "$W/profile/every.profile" 2> "$W/plan-every.err" ||
 		{ cat "$W/plan-every.err" >&2; die "cachepin plan from '$W/profile/every.profile' failed"; }
 	layout_sim after every "$W/plan-every.align"
+	# the trace's exact counts as a profile (its every instruction, in
+	# time slices), planned through the model as a recording is: beside
+	# the trace plan what the model's string loses, beside the sampled
+	# plans what sampling loses
+	"$CACHEPIN" plan -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-counts.lds" \
+		"$W/run-before/vmlinux" "$W/profile/trace.profile" 2> "$W/plan-counts.err" ||
+		{ cat "$W/plan-counts.err" >&2; die "cachepin plan from '$W/profile/trace.profile' failed"; }
+	layout_sim after counts "$W/plan-counts.align"
 	fact perf_idle_share "$(sed -n 's/.*: \([0-9.]*\) % of the samples wait in the idle loop.*/\1/p' \
 		"$W/reference-perf.err")"
 	for r in before after; do

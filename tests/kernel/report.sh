@@ -251,6 +251,13 @@ window ($(get every_samples) samples, as many as the perf window's).
 | the QEMU trace | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
 | the perf window | $(get sim_after_layout_perf_lru) ($(pc sim_change_after_layout_perf_lru)) | $(get sim_after_layout_perf_random) ($(pc sim_change_after_layout_perf_random)) |
 | the trace's instructions, sampled | $(get sim_after_layout_every_lru) ($(pc sim_change_after_layout_every_lru)) | $(get sim_after_layout_every_random) ($(pc sim_change_after_layout_every_random)) |
+| the trace's exact counts, as a profile | $(get sim_after_layout_counts_lru) ($(pc sim_change_after_layout_counts_lru)) | $(get sim_after_layout_counts_random) ($(pc sim_change_after_layout_counts_random)) |
+
+The last row is the trace made a profile (\`cachepin profile\` of the
+log: every instruction counted, in time slices) and planned through the
+model as a recording is: its gap to the trace plan is what the model's
+string loses against the run's own order, its gap to the sampled rows
+what sampling loses.
 
 The perf window's samples: $(get perf_sampling_said).
 
