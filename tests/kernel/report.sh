@@ -243,7 +243,8 @@ On the after run's trace, laid out as above: the plan from the QEMU
 trace (every executed instruction), from the perf window
 ($(get perf_samples) kernel samples, $(get perf_idle_share) % of them in the idle loop, which
 the plan leaves out, $(get perf_block_starts) % on the first instruction of one of the traced
-window's translation blocks, where uniform sampling would put about 16 %), and from every $(get every_period)th instruction of the traced
+window's translation blocks, where samples of every instruction alike
+would put $(get trace_block_share) %: the traced window's blocks per instruction), and from every $(get every_period)th instruction of the traced
 window ($(get every_samples) samples, as many as the perf window's).
 
 | plan from | LRU | pseudo-random |
