@@ -106,7 +106,7 @@ PERF_SAMPLING=${PERF_SAMPLING:-insn}
 # (and the guest's RAM they take) where they were
 case $PERF_SAMPLING in
 insn) ROUTER_CLOCK="-icount shift=auto" PERF_FREQ=${PERF_FREQ:-1000} ;;
-time) ROUTER_CLOCK= PERF_FREQ=${PERF_FREQ:-4000} ;;
+time) ROUTER_CLOCK='' PERF_FREQ=${PERF_FREQ:-4000} ;;
 *) echo "kernel-lab: PERF_SAMPLING is '$PERF_SAMPLING'; it must be insn or time" >&2; exit 2 ;;
 esac
 PLAN_FROM=${PLAN_FROM:-perf}
