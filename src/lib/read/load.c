@@ -39,9 +39,9 @@ struct sniff {
 };
 
 /*
- * What PATH holds, by its first bytes.  A QEMU log that is not a regular
- * file (a pipe) keeps its descriptor and the bytes read in S, so that
- * none is lost.
+ * What PATH holds, by its first bytes.  A QEMU log, lackey trace or text
+ * that is not a regular file (a pipe) keeps its descriptor and the bytes
+ * read in S, so that none is lost.
  */
 static int sniff(const char *path, struct sniff *s)
 {
@@ -69,19 +69,12 @@ static int sniff(const char *path, struct sniff *s)
 		pr_warn("cannot read '%s': %s\n", path, strerror(err));
 		return -err;
 	}
-	if (cachepin_qtrace__detect(s->head, (size_t)n) || cachepin_lackey__detect(s->head, (size_t)n)) {
-		s->kind = cachepin_qtrace__detect(s->head, (size_t)n) ? CACHEPIN_INPUT_QEMU
-								      : CACHEPIN_INPUT_LACKEY;
-		if (!fstat(fd, &sb) && !S_ISREG(sb.st_mode)) {
-			s->len = (size_t)n;
-			s->fd = fd;
-			return 0;
-		}
-		close(fd);
-		return 0;
-	}
-	if (n >= 8 && (!memcmp(s->head, "PERFILE2", 8) || !memcmp(s->head, "2ELIFREP", 8) ||
-		       !memcmp(s->head, "PERFFILE", 8)))
+	if (cachepin_qtrace__detect(s->head, (size_t)n))
+		s->kind = CACHEPIN_INPUT_QEMU;
+	else if (cachepin_lackey__detect(s->head, (size_t)n))
+		s->kind = CACHEPIN_INPUT_LACKEY;
+	else if (n >= 8 && (!memcmp(s->head, "PERFILE2", 8) || !memcmp(s->head, "2ELIFREP", 8) ||
+			    !memcmp(s->head, "PERFFILE", 8)))
 		s->kind = CACHEPIN_INPUT_PERF;
 	else if (!strncmp(s->head, "# cachepin-profile", 18))
 		s->kind = CACHEPIN_INPUT_PROFILE;
@@ -89,7 +82,7 @@ static int sniff(const char *path, struct sniff *s)
 		s->kind = CACHEPIN_INPUT_TEXT;
 	if (!fstat(fd, &sb) && !S_ISREG(sb.st_mode)) {
 		/* a pipe, a FIFO, <(...): what was read is gone from it */
-		if (s->kind == CACHEPIN_INPUT_TEXT) {
+		if (s->kind != CACHEPIN_INPUT_PERF && s->kind != CACHEPIN_INPUT_PROFILE) {
 			s->len = (size_t)n;
 			s->fd = fd;
 			return 0;
@@ -468,8 +461,8 @@ static int read_lackey(struct cachepin_pbuild *pb, const char *path,
 		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
 		return -errno;
 	}
-	err = cachepin_lackey__read(fd, path, s->fd >= 0 ? s->head : NULL, s->fd >= 0 ? s->len : 0,
-				    lk_fetch, &c, &st);
+	/* a pipe's sniffed head comes first (S->len is 0 for a file) */
+	err = cachepin_lackey__read(fd, path, s->head, s->len, lk_fetch, &c, &st);
 	close(fd);
 	s->fd = -1;
 	if (err)
@@ -692,23 +685,17 @@ static int add_objects(struct cachepin_profile *p, const struct cachepin_binary 
 }
 
 /*
- * A kernel's samples of a time event in its idle loop measure waiting,
- * not fetches (80 % of the router lab's perf window, on the line where
- * arch_cpu_idle takes the interrupt that ends a WFI): their weight out
- * of the profile, with the call edges into and out of the idle
- * functions (an interrupt taken there, the idle loop's calls), and said.
- * 0 or -ENOMEM.
- */
-/*
  * Samples that wait where interrupts come back on: a sample is an
  * interrupt (a timer's; a PMU's, but for an NMI), and code run with
  * interrupts off takes none, so they land on the line after it turns
  * them on again.  Said, and kept as that line's heat: the code they
  * stand for is not known (measured on the router lab's perf window,
- * which has 17.6 % of its busy samples in _raw_spin_unlock_irqrestore:
+ * which has 17.7 % of its busy samples in _raw_spin_unlock_irqrestore:
  * the plan from it with them cut to a twentieth had 2,315,345 LRU
- * misses on the traced window, 2,256,269 with them kept).  An exact
- * trace's fetches there are a percent or so.
+ * misses on the traced window, 2,256,269 with them kept).  Said from
+ * IRQS_ON_WARN up: an exact trace of the lab's window has 1.1 % there;
+ * cpu-clock recordings of routers 5.6 % (examples/router-arm), 30.2 %
+ * (examples/router-lab) and 38.1 % (the lab in host time).
  */
 #define IRQS_ON_WARN 5.0	/* % of the busy samples */
 
@@ -746,6 +733,14 @@ static void irqs_on_note(const struct cachepin_load *l, const char *path,
 			path, share, top_name, n > 1 ? " and more" : "");
 }
 
+/*
+ * A kernel's samples of a time event in its idle loop measure waiting,
+ * not fetches (80 % of the router lab's perf window, on the line where
+ * arch_cpu_idle takes the interrupt that ends a WFI): their weight out
+ * of the profile, with the call edges into and out of the idle
+ * functions (an interrupt taken there, the idle loop's calls), and said.
+ * 0 or -ENOMEM.
+ */
 static int idle_out(struct cachepin_load *l, const char *path, const struct cachepin_binary *bin)
 {
 	struct cachepin_profile *p = l->profile;

@@ -694,9 +694,9 @@ static int qt_line(struct cachepin_qtrace *t, const char *p, const char *e,
 {
 	int err;
 
-	if (t->pend && p < e && *p == 'c' && scan_starts(p, e, REWOUND))
-		return qt_rewound_line(t, p, e, fn, ctx);
-	if (t->pend && (p == e || *p != 'S') && (err = qt_deliver(t, fn, ctx)))
+	/* "Stopped" and "cpu_io_recompile" lines are about the pending block */
+	if (t->pend && (p == e || (*p != 'S' && !scan_starts(p, e, REWOUND))) &&
+	    (err = qt_deliver(t, fn, ctx)))
 		return err;
 	if (p == e) {
 		if (t->in_block)
