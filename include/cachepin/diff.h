@@ -41,15 +41,15 @@ struct cachepin_diff {
 
 /*
  * Compare OLD (scored as OS) with NEW (scored as NS): both on the same
- * cache.  OLD_FADDR and NEW_FADDR (may be NULL: as linked) are the
- * function addresses the scores were made with (cachepin_score__run()'s
- * FADDR): two layouts of one binary compare as two builds.  Returns 0 (D to be released with cachepin_diff__release()),
+ * cache.  OLD_L and NEW_L (may be NULL: as linked) are the layouts the
+ * scores were made on (cachepin_score__run()'s L): two layouts of one
+ * binary compare as two builds.  Returns 0 (D to be released with cachepin_diff__release()),
  * -EINVAL when a score lacks CACHEPIN_SCORE_DETAIL or the caches differ,
  * -ENOMEM.
  */
 int cachepin_diff__run(const struct cachepin_binary *old, const struct cachepin_score *os,
-		       const uint64_t *old_faddr, const struct cachepin_binary *new,
-		       const struct cachepin_score *ns, const uint64_t *new_faddr,
+		       const struct cachepin_layout *old_l, const struct cachepin_binary *new,
+		       const struct cachepin_score *ns, const struct cachepin_layout *new_l,
 		       struct cachepin_diff *d);
 
 void cachepin_diff__release(struct cachepin_diff *d);

@@ -3,15 +3,19 @@
  * Another layout of a binary's code, without linking it: where every
  * unit and function of the binary would be in a relink with a plan
  * (its alignment file), or where they are in a relink that exists.
- * cachepin simulate remaps a trace with it: an address of the traced
- * binary goes to its function and offset, then to that function's
- * address in the layout.
+ * It is what every scorer takes: cachepin score, diff and whatif score
+ * a model on it, cachepin check the plan as planned, and cachepin
+ * simulate remaps a trace with it (an address of the traced binary goes
+ * to its function and offset, then to that function's address in the
+ * layout).  A plan (cachepin_plan__layout()), its alignment file, a
+ * relink, an edited link and another build's symbols each give one.
  */
 #ifndef CACHEPIN_LAYOUT_H
 #define CACHEPIN_LAYOUT_H
 
-#include "cachepin/align.h"
 #include "cachepin/binary.h"
+
+struct cachepin_align;
 
 struct cachepin_layout {
 	const struct cachepin_binary *bin;	/* the traced binary */
@@ -151,8 +155,12 @@ int cachepin_layout__from_symmap(struct cachepin_layout *l, const struct cachepi
 int64_t cachepin_layout__delta(const struct cachepin_layout *l, uint64_t addr, bool *known,
 			       const struct cachepin_func **hint);
 
-/* Per function of BIN: its address in L (NR_FUNCS entries); NULL on ENOMEM. */
-uint64_t *cachepin_layout__faddr(const struct cachepin_layout *l);
+/* The address of function F of BIN in L; L NULL: BIN as linked. */
+static inline uint64_t cachepin_layout__addr(const struct cachepin_layout *l,
+					     const struct cachepin_binary *bin, size_t f)
+{
+	return bin->funcs[f].addr + (l ? (uint64_t)l->delta[f] : 0);
+}
 
 void cachepin_layout__release(struct cachepin_layout *l);
 

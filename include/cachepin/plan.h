@@ -207,12 +207,14 @@ int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_pla
 		       struct cachepin_plan *plan);
 
 /*
- * Function addresses of the planned layout (NR_FUNCS entries; functions
- * outside planned units keep their address, but for the kernel text
- * after TEXT_TEXT, which moves by tail_shift).  Caller frees; NULL on
- * ENOMEM.
+ * The layout PLAN gives BIN, into L (release it with
+ * cachepin_layout__release()): every function of a planned unit at the
+ * block start assumed for scoring plus its unit's offset, the kernel
+ * text after TEXT_TEXT moved by tail_shift, the rest where BIN has it.
+ * 0 or -ENOMEM (L released).
  */
-uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct cachepin_binary *bin);
+int cachepin_plan__layout(const struct cachepin_plan *plan, const struct cachepin_binary *bin,
+			  struct cachepin_layout *l);
 
 /* Free what PLAN holds (not PLAN itself) and empty it; NULL is fine. */
 void cachepin_plan__release(struct cachepin_plan *plan);

@@ -13,6 +13,7 @@
 #define CACHEPIN_SCORE_H
 
 #include "cachepin/cache.h"
+#include "cachepin/layout.h"
 #include "cachepin/model.h"
 
 struct cachepin_score_set {
@@ -49,12 +50,12 @@ enum cachepin_score_flags {
 };
 
 /*
- * Score the layout FADDR (address of every binary function; NULL = as
- * linked) on cache C into OUT.  Returns 0, OUT to be released with
+ * Score model M on layout L of its binary (NULL: as linked) on cache C
+ * into OUT.  Returns 0, OUT to be released with
  * cachepin_score__release(); or a negative errno (-ENOMEM) with OUT
  * released already (all zero).
  */
-int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
+int cachepin_score__run(const struct cachepin_model *m, const struct cachepin_layout *l,
 			const struct cachepin_cache *c, unsigned int flags,
 			struct cachepin_score *out);
 /* Free the arrays S holds and zero it (not S itself).  S may be NULL. */

@@ -121,13 +121,13 @@ static void check_tail(const struct cachepin_align *al, const struct cachepin_ve
 		       v->tail_addr);
 }
 
-/* The misses of model M under cache C for the layout FADDR (NULL: as linked) into *MISS. */
-static int model_misses(const struct cachepin_model *m, const uint64_t *faddr,
+/* The misses of model M under cache C for layout L (NULL: as linked) into *MISS. */
+static int model_misses(const struct cachepin_model *m, const struct cachepin_layout *l,
 			const struct cachepin_cache *c, uint64_t *miss)
 {
 	struct cachepin_score sc;
 
-	if (cachepin_score__run(m, faddr, c, CACHEPIN_SCORE_NO_OPT | CACHEPIN_SCORE_OWN_POLICY, &sc))
+	if (cachepin_score__run(m, l, c, CACHEPIN_SCORE_NO_OPT | CACHEPIN_SCORE_OWN_POLICY, &sc))
 		return tool_error("out of memory");
 	*miss = sc.miss[c->repl];
 	cachepin_score__release(&sc);
@@ -146,7 +146,7 @@ static int check_misses(struct check_ctx *c, const struct cachepin_align *al, co
 	struct cachepin_session_opts o = { .name_binary = true };
 	struct cachepin_session *s;
 	struct cachepin_layout l = { 0 };
-	uint64_t *faddr = NULL, now = 0, planned = 0;
+	uint64_t now = 0, planned = 0;
 	const struct cachepin_cache *cache;
 	int rc = 1;
 
@@ -166,18 +166,17 @@ static int check_misses(struct check_ctx *c, const struct cachepin_align *al, co
 	if (tool_session_open(&c->in, s, tool_find_cmd("check")->needs) ||
 	    model_misses(s->model, NULL, cache, &now))
 		goto out;
-	if (cachepin_layout__pin_align(&l, s->bin, al, start) || !(faddr = cachepin_layout__faddr(&l))) {
+	if (cachepin_layout__pin_align(&l, s->bin, al, start)) {
 		tool_error("out of memory");
 		goto out;
 	}
-	if (model_misses(s->model, faddr, cache, &planned))
+	if (model_misses(s->model, &l, cache, &planned))
 		goto out;
 	printf("modelled misses (%s, %s): this link %" PRIu64 ", as planned %" PRIu64 " (%+.1f %%)\n",
 	       cache->name, cachepin_repl_name(cache->repl), now, planned,
 	       planned ? 100.0 * ((double)now - (double)planned) / (double)planned : 0);
 	rc = 0;
 out:
-	free(faddr);
 	cachepin_layout__release(&l);
 	cachepin_session__free(s);
 	return rc;

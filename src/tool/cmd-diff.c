@@ -65,7 +65,14 @@ struct build {
 	const struct cachepin_binary *bin;	/* the session's; NULL for scores of another's */
 	struct cachepin_score *scores;
 	size_t nr_scores;
+	struct cachepin_layout layout;	/* a symbol map's: the other build's binary laid out */
 };
+
+/* The layout B's scores were made on: NULL for a build scored as linked. */
+static const struct cachepin_layout *build_layout(const struct build *b)
+{
+	return b->layout.delta ? &b->layout : NULL;
+}
 
 static int build_open(struct diff_args *a, struct build *b, const char *path, const char *map,
 		      const char *profile, bool elf)
@@ -104,25 +111,21 @@ static int is_elf(const char *path)
 /*
  * The other build given as a symbol map (System.map, nm output): the
  * functions of E's binary at its addresses, scored with E's model into
- * B's scores; *FADDR the addresses.  0 or 1 after a message.
+ * B's scores, on B's layout.  0 or 1 after a message.
  */
 static int build_from_map(struct diff_args *a, const struct build *e, struct build *b,
-			  const char *path, uint64_t **faddr)
+			  const char *path)
 {
 	struct cachepin_symmap *sm = cachepin_symmap__open(path);
-	struct cachepin_layout l = { 0 };
 	size_t missing, i;
 	int err;
 
 	if (!sm)
 		return 1;
-	err = cachepin_layout__from_symmap(&l, e->bin, sm, &missing);
+	err = cachepin_layout__from_symmap(&b->layout, e->bin, sm, &missing);
 	cachepin_symmap__free(sm);
-	if (err || !(*faddr = cachepin_layout__faddr(&l))) {
-		cachepin_layout__release(&l);
+	if (err)
 		return tool_error("out of memory");
-	}
-	cachepin_layout__release(&l);
 	if (missing)
 		tool_warn("'%s': %zu functions of '%s' are not named once in it; they keep their address",
 			  path, missing, e->bin->path);
@@ -130,7 +133,7 @@ static int build_from_map(struct diff_args *a, const struct build *e, struct bui
 	if (!b->scores)
 		return tool_error("out of memory");
 	for (i = 0; i < a->in.nr_caches; i++) {
-		if (cachepin_score__run(e->s->model, *faddr, &a->in.caches[i],
+		if (cachepin_score__run(e->s->model, &b->layout, &a->in.caches[i],
 					CACHEPIN_SCORE_DETAIL | CACHEPIN_SCORE_NO_OPT, &b->scores[i]))
 			return tool_error("out of memory");
 		b->nr_scores++;
@@ -142,6 +145,7 @@ static void build_close(struct build *b)
 {
 	size_t i;
 
+	cachepin_layout__release(&b->layout);
 	if (b->s) {
 		cachepin_session__free(b->s);
 		return;
@@ -303,10 +307,9 @@ void tool_diff_json(struct tool_json *j, const struct cachepin_score *os,
 /*
  * Both builds of NAMES (old, new, profile) into O and N: ELF files with
  * their maps, or one a symbol map that takes the other's binary and
- * model (its function addresses into *OFA or *NFA).  0, or an exit code.
+ * model, laid out as the map has it.  0, or an exit code.
  */
-static int diff_open(struct diff_args *a, char *const *names, struct build *o, struct build *n,
-		     uint64_t **ofa, uint64_t **nfa)
+static int diff_open(struct diff_args *a, char *const *names, struct build *o, struct build *n)
 {
 	int old_elf = is_elf(names[0]), new_elf = is_elf(names[1]);
 
@@ -325,15 +328,15 @@ static int diff_open(struct diff_args *a, char *const *names, struct build *o, s
 		      build_open(a, n, names[1], a->new_map, names[2], true))
 		return 1;
 	if (old_elf && new_elf ? build_open(a, n, names[1], a->new_map, names[2], true) :
-	    old_elf || !new_elf ? build_from_map(a, o, n, names[1], nfa) :
-		      build_from_map(a, n, o, names[0], ofa))
+	    old_elf || !new_elf ? build_from_map(a, o, n, names[1]) :
+		      build_from_map(a, n, o, names[0]))
 		return 1;
 	return 0;
 }
 
 /* Every geometry of O against N, as text or JSON, on standard output.  0 or 1. */
 static int diff_report(const struct diff_args *a, char *const *names, const struct build *o,
-		       const struct build *n, const uint64_t *ofa, const uint64_t *nfa)
+		       const struct build *n)
 {
 	const struct cachepin_binary *ob = o->bin ? o->bin : n->bin, *nb = n->bin ? n->bin : o->bin;
 	struct cachepin_diff d;
@@ -350,7 +353,8 @@ static int diff_report(const struct diff_args *a, char *const *names, const stru
 		printf("old '%s', new '%s', profile '%s': %zu and %zu functions\n", names[0], names[1],
 		       names[2], ob->nr_funcs, nb->nr_funcs);
 	for (i = 0; i < a->in.nr_caches; i++) {
-		if (cachepin_diff__run(ob, &o->scores[i], ofa, nb, &n->scores[i], nfa, &d))
+		if (cachepin_diff__run(ob, &o->scores[i], build_layout(o), nb, &n->scores[i],
+				       build_layout(n), &d))
 			return tool_error("out of memory");
 		if (a->rep.json)
 			tool_diff_json(&j, &o->scores[i], &n->scores[i], &d);
@@ -377,7 +381,6 @@ int cmd_diff(int argc, char **argv)
 	const struct tool_cmd *cmd = tool_find_cmd("diff");
 	struct diff_args a = { .rep.top = 20 };
 	struct build o = { 0 }, n = { 0 };
-	uint64_t *ofa = NULL, *nfa = NULL;
 	int first, rc;
 
 	first = tool_parse(cmd, argc, argv, diff_opt, &a);
@@ -398,11 +401,9 @@ int cmd_diff(int argc, char **argv)
 		if ((rc = tool_check_inputs_outputs(&a.in, more, 5, outs, 1)))
 			goto out;
 	}
-	if (!(rc = diff_open(&a, argv + first, &o, &n, &ofa, &nfa)))
-		rc = diff_report(&a, argv + first, &o, &n, ofa, nfa);
+	if (!(rc = diff_open(&a, argv + first, &o, &n)))
+		rc = diff_report(&a, argv + first, &o, &n);
 out:
-	free(ofa);
-	free(nfa);
 	build_close(&o);
 	build_close(&n);
 	tool_inputs_release(&a.in);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cachepin/align.h"
 #include "cachepin/simulate.h"
 #include "tool.h"
 

@@ -91,8 +91,7 @@ struct whatif_run {
 	struct cachepin_binary *bin;	/* the session's */
 	const struct cachepin_model *m;	/* the session's */
 	struct cachepin_relink r;
-	struct cachepin_layout lb, la;
-	uint64_t *fb, *fa;		/* function addresses before and after */
+	struct cachepin_layout lb, la;	/* before and after the edits */
 	struct cachepin_align *al;	/* --plan */
 	char *owned_align;		/* the alignment file's name, made from -o's */
 };
@@ -160,11 +159,11 @@ static int whatif_open(struct whatif_args *a, struct whatif_run *w, const char *
 				   w->bin->units[culprit].section);
 		return 1;
 	}
-	if (cachepin_relink__layout(&w->r, &w->lb) || !(w->fb = cachepin_layout__faddr(&w->lb)))
+	if (cachepin_relink__layout(&w->r, &w->lb))
 		return 1;
 	if (cachepin_edit__apply(&w->r, a->edits, a->nr_edits))
 		return 1;
-	if (cachepin_relink__layout(&w->r, &w->la) || !(w->fa = cachepin_layout__faddr(&w->la)))
+	if (cachepin_relink__layout(&w->r, &w->la))
 		return 1;
 	return 0;
 }
@@ -178,9 +177,9 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 	struct cachepin_diff d;
 	int rc = 0;
 
-	if (cachepin_score__run(w->m, w->fb, &a->in.caches[i], fl, &sb) ||
-	    cachepin_score__run(w->m, w->fa, &a->in.caches[i], fl, &sa) ||
-	    cachepin_diff__run(w->bin, &sb, w->fb, w->bin, &sa, w->fa, &d)) {
+	if (cachepin_score__run(w->m, &w->lb, &a->in.caches[i], fl, &sb) ||
+	    cachepin_score__run(w->m, &w->la, &a->in.caches[i], fl, &sa) ||
+	    cachepin_diff__run(w->bin, &sb, &w->lb, w->bin, &sa, &w->la, &d)) {
 		cachepin_score__release(&sb);
 		cachepin_score__release(&sa);
 		return tool_error("out of memory");
@@ -236,8 +235,6 @@ static void whatif_release(struct whatif_args *a, struct whatif_run *w)
 	for (i = 0; i < a->nr_edits; i++)
 		cachepin_edit__release(&a->edits[i]);
 	free(a->edits);
-	free(w->fb);
-	free(w->fa);
 	cachepin_layout__release(&w->lb);
 	cachepin_layout__release(&w->la);
 	cachepin_relink__release(&w->r);

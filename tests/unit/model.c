@@ -19,6 +19,18 @@
 static struct cachepin_func funcs[NF];
 static struct cachepin_binary bin = { .path = "synthetic", .funcs = funcs, .nr_funcs = NF };
 
+/* The layout of B with every function at ADDR (DELTA: B's nr_funcs entries, the layout's). */
+static const struct cachepin_layout *at(struct cachepin_layout *l, const struct cachepin_binary *b,
+					const uint64_t *addr, int64_t *delta)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_funcs; i++)
+		delta[i] = (int64_t)(addr[i] - b->funcs[i].addr);
+	*l = (struct cachepin_layout){ .bin = b, .delta = delta };
+	return l;
+}
+
 static void add_func(struct cachepin_profile *p, const char *name, double w, uint64_t size)
 {
 	struct cachepin_pfunc *f;
@@ -99,6 +111,8 @@ static void phases(void)
 	struct cachepin_profile p = { .granule = 16, .funcs = pf, .nr_funcs = 5, .nr_slices = 4 };
 	struct cachepin_model_opts o = { 0 };
 	uint64_t addr[5], miss[4];
+	int64_t delta[5];
+	struct cachepin_layout l;
 	struct cachepin_cache c;
 	int map[5], k;
 	size_t i;
@@ -138,7 +152,7 @@ static void phases(void)
 		      "model %d: %u slices", k, m ? m->nr_slices : 0);
 		if (!m)
 			return;
-		CHECK(cachepin_score__run(m, addr, &c, CACHEPIN_SCORE_NO_OPT, &s) == 0, "score %d", k);
+		CHECK(cachepin_score__run(m, at(&l, &b, addr, delta), &c, CACHEPIN_SCORE_NO_OPT, &s) == 0, "score %d", k);
 		miss[k] = s.miss[CACHEPIN_REPL_LRU];
 		if (k == 2)
 			CHECK(m->weight == 50, "half 1 is slices 0 and 2: weight %g", m->weight);
@@ -161,6 +175,8 @@ int main(void)
 	struct cachepin_score s;
 	struct cachepin_model *m;
 	uint64_t addr[NF];
+	int64_t delta[NF];
+	struct cachepin_layout l;
 	int map[NF];
 	char name[16];
 	size_t i;
@@ -194,7 +210,7 @@ int main(void)
 	addr[0] = 0x10000 + 0x20;
 	for (i = 1; i < NF; i++)
 		addr[i] = 0x20000 + (i - 1) * c.way_span;
-	CHECK(cachepin_score__run(m, addr, &c, CACHEPIN_SCORE_DETAIL, &s) == 0, "score");
+	CHECK(cachepin_score__run(m, at(&l, &bin, addr, delta), &c, CACHEPIN_SCORE_DETAIL, &s) == 0, "score");
 	CHECK(s.distinct_lines == NF, "six hot lines (%llu)", (unsigned long long)s.distinct_lines);
 	CHECK(s.sets[0].miss[CACHEPIN_REPL_LRU] > s.sets[0].fetches * 9 / 10,
 	      "five cycling lines in one LRU set: nearly all their fetches miss (%llu of %llu)",
@@ -209,7 +225,7 @@ int main(void)
 	/* the same functions side by side: five sets */
 	for (i = 1; i < NF; i++)
 		addr[i] = 0x20000 + (i - 1) * 32;
-	CHECK(cachepin_score__run(m, addr, &c, CACHEPIN_SCORE_DETAIL, &s) == 0, "score");
+	CHECK(cachepin_score__run(m, at(&l, &bin, addr, delta), &c, CACHEPIN_SCORE_DETAIL, &s) == 0, "score");
 	CHECK(s.miss[CACHEPIN_REPL_LRU] == NF, "spread: cold misses only (%llu)",
 	      (unsigned long long)s.miss[CACHEPIN_REPL_LRU]);
 	cachepin_score__release(&s);

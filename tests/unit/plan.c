@@ -120,21 +120,25 @@ static int build(struct world *w, const struct scene *sc)
 /* The restarts' judgement of PLAN: misses per fetch summed over the geometries. */
 static double judged(const struct world *w, const struct cachepin_plan *plan)
 {
-	uint64_t *fa = cachepin_plan__faddr(plan, &w->bin);
+	struct cachepin_layout l;
 	double v = 0;
 	size_t i;
 
-	for (i = 0; fa && i < w->po.nr_caches; i++) {
+	if (cachepin_plan__layout(plan, &w->bin, &l))
+		return -1;
+	for (i = 0; i < w->po.nr_caches; i++) {
 		const struct cachepin_cache *c = &w->caches[i];
 		struct cachepin_score s;
 
-		if (cachepin_score__run(w->m, fa, c, CACHEPIN_SCORE_NO_OPT, &s))
-			return -1;
+		if (cachepin_score__run(w->m, &l, c, CACHEPIN_SCORE_NO_OPT, &s)) {
+			v = -1;
+			break;
+		}
 		v += (double)s.miss[c->repl] / (double)(s.fetches ? s.fetches : 1);
 		cachepin_score__release(&s);
 	}
-	free(fa);
-	return fa ? v : -1;
+	cachepin_layout__release(&l);
+	return v;
 }
 
 static bool same_plan(const struct cachepin_plan *a, const struct cachepin_plan *b)
@@ -151,17 +155,18 @@ static bool same_plan(const struct cachepin_plan *a, const struct cachepin_plan 
 /* The evaluation in PLAN is what the scorer says of both layouts. */
 static void check_evals(const char *what, const struct world *w, const struct cachepin_plan *plan)
 {
-	uint64_t *fa = cachepin_plan__faddr(plan, &w->bin);
+	struct cachepin_layout l;
+	bool laid = !cachepin_plan__layout(plan, &w->bin, &l);
 	size_t i;
 
-	CHECK(fa && plan->nr_evals == w->po.nr_caches, "%s: %zu evaluations", what, plan->nr_evals);
-	for (i = 0; fa && i < plan->nr_evals; i++) {
+	CHECK(laid && plan->nr_evals == w->po.nr_caches, "%s: %zu evaluations", what, plan->nr_evals);
+	for (i = 0; laid && i < plan->nr_evals; i++) {
 		const struct cachepin_cache *c = &w->caches[i];
 		const struct cachepin_plan_eval *e = &plan->evals[i];
 		struct cachepin_score b, a;
 
 		if (cachepin_score__run(w->m, NULL, c, CACHEPIN_SCORE_NO_OPT, &b) ||
-		    cachepin_score__run(w->m, fa, c, CACHEPIN_SCORE_NO_OPT, &a)) {
+		    cachepin_score__run(w->m, &l, c, CACHEPIN_SCORE_NO_OPT, &a)) {
 			CHECK(0, "%s: score", what);
 			break;
 		}
@@ -174,7 +179,8 @@ static void check_evals(const char *what, const struct world *w, const struct ca
 		cachepin_score__release(&b);
 		cachepin_score__release(&a);
 	}
-	free(fa);
+	if (laid)
+		cachepin_layout__release(&l);
 }
 
 /* Hot units in block order, aligned, apart; how many hot lines each set of C gets. */

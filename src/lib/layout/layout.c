@@ -4,6 +4,7 @@
  * alignment file (GNU ld's placement replayed on the binary's units and
  * their alignment) or from an existing relink (by function name).
  */
+#include "cachepin/align.h"
 #include "cachepin/layout.h"
 #include "cachepin/model.h"
 #include "cachepin/plan.h"
@@ -543,18 +544,6 @@ int cachepin_layout__pin_align(struct cachepin_layout *l, const struct cachepin_
 			l->block_size = to + u->size - start;
 	}
 	return 0;
-}
-
-uint64_t *cachepin_layout__faddr(const struct cachepin_layout *l)
-{
-	uint64_t *fa = malloc((l->bin->nr_funcs + 1) * sizeof(*fa));
-	size_t i;
-
-	if (!fa)
-		return NULL;
-	for (i = 0; i < l->bin->nr_funcs; i++)
-		fa[i] = l->bin->funcs[i].addr + (uint64_t)l->delta[i];
-	return fa;
 }
 
 /* The lowest set bit of V, at most MAX (MAX for 0). */

@@ -170,8 +170,8 @@ out:
 }
 
 int cachepin_diff__run(const struct cachepin_binary *old, const struct cachepin_score *os,
-		       const uint64_t *old_faddr, const struct cachepin_binary *new,
-		       const struct cachepin_score *ns, const uint64_t *new_faddr,
+		       const struct cachepin_layout *old_l, const struct cachepin_binary *new,
+		       const struct cachepin_score *ns, const struct cachepin_layout *new_l,
 		       struct cachepin_diff *d)
 {
 	const struct cachepin_cache *c = &os->cache;
@@ -211,8 +211,8 @@ int cachepin_diff__run(const struct cachepin_binary *old, const struct cachepin_
 		df->name = old->funcs[fo].name;
 		df->old_func = fo;
 		df->new_func = fn;
-		df->old_addr = old_faddr ? old_faddr[fo] : old->funcs[fo].addr;
-		df->new_addr = new_faddr ? new_faddr[fn] : new->funcs[fn].addr;
+		df->old_addr = cachepin_layout__addr(old_l, old, fo);
+		df->new_addr = cachepin_layout__addr(new_l, new, fn);
 		df->old_set = cachepin_cache__set(c, df->old_addr);
 		df->new_set = cachepin_cache__set(c, df->new_addr);
 		df->old_miss = os->func_miss[fo];

@@ -54,8 +54,8 @@ struct layout {
 	uint8_t *miss, *miss_fa;	/* per fetch: LRU, fully associative LRU miss */
 };
 
-/* The line of every item at FADDR, and dense ids of the distinct lines. */
-static int item_lines(struct layout *l, const uint64_t *faddr)
+/* The line of every item in layout AT, and dense ids of the distinct lines. */
+static int item_lines(struct layout *l, const struct cachepin_layout *at)
 {
 	const struct cachepin_model *m = l->m;
 	size_t i;
@@ -67,7 +67,7 @@ static int item_lines(struct layout *l, const uint64_t *faddr)
 		return -ENOMEM;
 	for (i = 0; i < m->nr_items; i++) {
 		const struct cachepin_model_item *it = &m->items[i];
-		uint64_t a = (faddr ? faddr[it->func] : m->bin->funcs[it->func].addr) + it->off;
+		uint64_t a = cachepin_layout__addr(at, m->bin, it->func) + it->off;
 
 		l->iline[i] = a >> l->c->line_shift;
 		l->uniq[i] = l->iline[i];
@@ -229,14 +229,14 @@ static int score_detail(struct layout *l, struct cachepin_score *out)
 	return 0;
 }
 
-static int score_run(struct layout *l, const uint64_t *faddr, unsigned int flags,
+static int score_run(struct layout *l, const struct cachepin_layout *at, unsigned int flags,
 		     struct cachepin_score *out)
 {
 	bool detailed = flags & CACHEPIN_SCORE_DETAIL;
 	struct cachepin_refs refs;
 	int err;
 
-	if ((err = item_lines(l, faddr)) || (err = fetch_string(l)))
+	if ((err = item_lines(l, at)) || (err = fetch_string(l)))
 		return err;
 	refs = (struct cachepin_refs){ l->lines, l->ids, l->nu, l->n };
 	out->fetches = l->n;
@@ -254,7 +254,7 @@ static int score_run(struct layout *l, const uint64_t *faddr, unsigned int flags
 	return detailed ? score_detail(l, out) : 0;
 }
 
-int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
+int cachepin_score__run(const struct cachepin_model *m, const struct cachepin_layout *at,
 			const struct cachepin_cache *c, unsigned int flags,
 			struct cachepin_score *out)
 {
@@ -263,7 +263,7 @@ int cachepin_score__run(const struct cachepin_model *m, const uint64_t *faddr,
 
 	memset(out, 0, sizeof(*out));
 	out->cache = *c;
-	err = score_run(&l, faddr, flags, out);
+	err = score_run(&l, at, flags, out);
 	if (err)
 		cachepin_score__release(out);
 	free(l.uniq);

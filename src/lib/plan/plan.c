@@ -150,11 +150,11 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 			const struct cachepin_plan *plan, uint64_t *miss, uint64_t *lru,
 			struct cachepin_plan_eval *ev, double *v)
 {
-	uint64_t *fa = plan ? cachepin_plan__faddr(plan, m->bin) : NULL;
+	struct cachepin_layout l;
 	size_t i;
 	int err = 0;
 
-	if (plan && !fa)
+	if (plan && cachepin_plan__layout(plan, m->bin, &l))
 		return -ENOMEM;
 	if (v)
 		*v = 0;
@@ -166,7 +166,7 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 		unsigned int fl = (ev ? 0 : CACHEPIN_SCORE_NO_OPT) |
 				  (lru || ev ? 0 : CACHEPIN_SCORE_OWN_POLICY);
 
-		if ((err = cachepin_score__run(m, fa, c, fl, &sc)))
+		if ((err = cachepin_score__run(m, plan ? &l : NULL, c, fl, &sc)))
 			break;
 		miss[i] = sc.miss[c->repl];
 		if (lru)
@@ -181,7 +181,8 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 			*v += (double)sc.miss[c->repl] / (double)(sc.fetches ? sc.fetches : 1);
 		cachepin_score__release(&sc);
 	}
-	free(fa);
+	if (plan)
+		cachepin_layout__release(&l);
 	return err;
 }
 
@@ -208,15 +209,16 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 			   const struct cachepin_plan *plan)
 {
 	const struct cachepin_binary *bin = m->bin;
-	uint64_t *fa = cachepin_plan__faddr(plan, bin), *lines = NULL;
 	bool *planned = calloc(bin->nr_units + 1, sizeof(*planned));
+	uint64_t *lines = malloc((m->nr_items + 1) * sizeof(*lines));
+	struct cachepin_layout l = { 0 };
 	uint32_t *cnt = NULL;
 	double fixed_w = 0;
 	bool count_fixed;
 	size_t gi, i, n;
 	int ok = 1;
 
-	if (!fa || !planned || !(lines = malloc((m->nr_items + 1) * sizeof(*lines))))
+	if (!planned || !lines || cachepin_plan__layout(plan, bin, &l))
 		ok = -1;
 	for (i = 0; ok > 0 && i < plan->nr_units; i++)
 		planned[plan->units[i].unit] = true;
@@ -250,7 +252,8 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 			const struct cachepin_func *f = &bin->funcs[m->items[i].func];
 
 			if (m->items[i].count && (f->unit < 0 || !planned[f->unit]))
-				lines[n++] = (fa[m->items[i].func] + m->items[i].off) >> c->line_shift;
+				lines[n++] = (cachepin_layout__addr(&l, bin, m->items[i].func) +
+					      m->items[i].off) >> c->line_shift;
 		}
 		sort_n(lines, n, sizeof(*lines), cachepin_cmp_u64);
 		for (i = 0; i < n; i++)
@@ -263,7 +266,7 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 	free(cnt);
 	free(lines);
 	free(planned);
-	free(fa);
+	cachepin_layout__release(&l);
 	return ok;
 }
 
@@ -793,23 +796,40 @@ void cachepin_plan__release(struct cachepin_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-uint64_t *cachepin_plan__faddr(const struct cachepin_plan *plan, const struct cachepin_binary *bin)
+static void layout_at(struct cachepin_layout *l, size_t f, uint64_t to)
 {
-	uint64_t *fa = malloc((bin->nr_funcs + 1) * sizeof(*fa));
+	l->delta[f] = (int64_t)(to - l->bin->funcs[f].addr);
+	l->known[f] = l->known[f] || l->delta[f];
+}
+
+int cachepin_plan__layout(const struct cachepin_plan *plan, const struct cachepin_binary *bin,
+			  struct cachepin_layout *l)
+{
 	size_t i, j;
 
-	if (!fa)
-		return NULL;
+	memset(l, 0, sizeof(*l));
+	l->bin = bin;
+	l->delta = calloc(bin->nr_funcs + 1, sizeof(*l->delta));
+	l->known = calloc(bin->nr_funcs + 1, sizeof(*l->known));
+	if (!l->delta || !l->known) {
+		cachepin_layout__release(l);
+		return -ENOMEM;
+	}
 	for (i = 0; i < bin->nr_funcs; i++)
-		fa[i] = tail_addr(plan, bin->funcs[i].addr);
+		layout_at(l, i, tail_addr(plan, bin->funcs[i].addr));
 	for (i = 0; i < plan->nr_units; i++) {
 		const struct cachepin_unit *u = &bin->units[plan->units[i].unit];
 
 		for (j = 0; j < u->nr_funcs; j++) {
 			const struct cachepin_func *f = &bin->funcs[u->first_func + j];
 
-			fa[u->first_func + j] = plan->base + plan->units[i].off + (f->addr - u->addr);
+			layout_at(l, u->first_func + j, plan->base + plan->units[i].off + (f->addr - u->addr));
+			l->known[u->first_func + j] = true;
 		}
 	}
-	return fa;
+	for (l->nr_known = 0, i = 0; i < bin->nr_funcs; i++)
+		l->nr_known += l->known[i];
+	l->block_start = plan->base;
+	l->block_size = plan->size;
+	return 0;
 }
