@@ -13,10 +13,11 @@
 #include "cachepin/symmap.h"
 
 /*
- * Write the alignment file of PLAN (made from model M) for cache C, with
- * INFO's header lines.  Returns 0, -EIO when F failed, or -ENOMEM.
+ * Write layout L's block as an alignment file (its serialisation), with
+ * the hot lines of model M (of L's binary) for cache C and INFO's header
+ * lines.  Returns 0, -EIO when F failed, or -ENOMEM.
  */
-int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
+int cachepin_align__write(FILE *f, const struct cachepin_layout *l,
 			  const struct cachepin_model *m, const struct cachepin_cache *c,
 			  const struct cachepin_emit_info *info);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The outputs of a plan: a GNU ld linker-script fragment (to INCLUDE
+ * The outputs of a layout's block (a plan's): a GNU ld linker-script fragment (to INCLUDE
  * inside an output section, or standalone with INSERT BEFORE .text), an
  * lld --symbol-ordering-file and a GNU ld 2.43+ --section-ordering-file.
  * The alignment file that goes with them: cachepin/align.h.
@@ -29,14 +29,14 @@ struct cachepin_emit_info {
 };
 
 /*
- * Each writes to F; 0, or -EIO when F failed, -ENOMEM, or -EINVAL after a
- * message for a path a linker script cannot spell (one with a '"').
+ * Each writes the block of layout L (a plan's, an edited link's; its
+ * binary is L->bin) to F; 0, or -EIO when F failed, -ENOMEM, or -EINVAL
+ * after a message for a path a linker script cannot spell (one with a
+ * '"').
  */
-int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
-			    const struct cachepin_binary *bin, const struct cachepin_emit_info *info);
-int cachepin_emit__lld_order(FILE *f, const struct cachepin_plan *plan,
-			     const struct cachepin_binary *bin);
-int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
-				 const struct cachepin_binary *bin);
+int cachepin_emit__ldscript(FILE *f, const struct cachepin_layout *l,
+			    const struct cachepin_emit_info *info);
+int cachepin_emit__lld_order(FILE *f, const struct cachepin_layout *l);
+int cachepin_emit__section_order(FILE *f, const struct cachepin_layout *l);
 
 #endif

@@ -7,8 +7,11 @@
  * a model on it, cachepin check the plan as planned, and cachepin
  * simulate remaps a trace with it (an address of the traced binary goes
  * to its function and offset, then to that function's address in the
- * layout).  A plan (cachepin_plan__layout()), its alignment file, a
- * relink, an edited link and another build's symbols each give one.
+ * layout).  A plan holds one (its block of units at planned offsets),
+ * and its alignment file, a relink, an edited link and another build's
+ * symbols each give one.  The emitters (cachepin/emit.h) write a
+ * layout's block, and the alignment file (cachepin/align.h) is its
+ * serialisation.
  */
 #ifndef CACHEPIN_LAYOUT_H
 #define CACHEPIN_LAYOUT_H
@@ -17,14 +20,60 @@
 
 struct cachepin_align;
 
+/* A unit of a layout's block, at its offset from the block start. */
+struct cachepin_layout_unit {
+	uint32_t unit;		/* index into bin->units */
+	uint64_t off;		/* offset from the block start */
+	uint64_t size, align;
+	bool hot;		/* placed for its hot lines (else: cold fill) */
+	double weight;		/* profile weight of its functions */
+	uint32_t hot_lines;	/* distinct hot lines (primary cache) */
+};
+
 struct cachepin_layout {
-	const struct cachepin_binary *bin;	/* the traced binary */
+	const struct cachepin_binary *bin;	/* the binary laid out again */
 	int64_t *delta;		/* per function of BIN: new address - address */
 	bool *known;		/* per function: DELTA holds (else it stays where it is) */
 	size_t nr_known;	/* functions with a known place */
-	uint64_t block_start;	/* from an alignment file: where its block starts */
-	uint64_t block_size;
+	/*
+	 * The block: where it starts (a plan's: the start assumed for
+	 * scoring, aligned) and its size, and for a layout the emitters
+	 * write (a plan's, an edited link's) its units in block order,
+	 * which the fragment, the ordering files and the alignment file
+	 * (its serialisation, cachepin-plan(5)) spell out.
+	 */
+	uint64_t block_start, block_size;
+	struct cachepin_layout_unit *units;
+	size_t nr_units, nr_hot, nr_fill;
+	uint64_t block_align;	/* the block starts at a multiple of this */
+	/*
+	 * Kernels: the text after TEXT_TEXT, [tail_from, tail_to), starts on
+	 * the block alignment in a relink with the block (the hook ends
+	 * TEXT_TEXT there), so it moves by tail_shift bytes; 0: nothing moves.
+	 */
+	uint64_t tail_from, tail_to, tail_shift;
+	uint64_t pad;		/* bytes of padding in the block */
+	uint64_t pad_growth;	/* of them, kept free for growth */
+	/*
+	 * The growth any one unit may take without moving a hot one (a
+	 * plan's opts.growth, or less where the hot units fit the smallest
+	 * cache packed and would not with that much room).
+	 */
+	uint64_t growth;
+	/*
+	 * Nothing moves: no units; the fragment names nothing and has no
+	 * ALIGN, so a relink with it is the link.
+	 */
+	bool unchanged;
 };
+
+/*
+ * Where every function of BIN goes with L's block (L->bin = BIN): each
+ * function of a unit of the block at the block start plus the unit's
+ * offset, a kernel's text after TEXT_TEXT moved by tail_shift, the rest
+ * where BIN has it; into L's DELTA and KNOWN.  0 or -ENOMEM.
+ */
+int cachepin_layout__place(struct cachepin_layout *l, const struct cachepin_binary *bin);
 
 /*
  * The layout a link of BIN with the plan AL (read from AL_PATH, named in
@@ -121,18 +170,17 @@ void cachepin_relink__move(struct cachepin_relink *r, uint32_t u, uint32_t ref, 
 int cachepin_relink__layout(const struct cachepin_relink *r, struct cachepin_layout *l);
 
 /*
- * R (laid out) as a plan for the emitters (cachepin/emit.h, cachepin/align.h):
- * a block of every unit from the start of the main text of the output
- * section that changed to the last unit that moved or changed size, each
- * at its offset, hot where model M has weight; the block aligned as far
- * as its start address is, up to MAX_ALIGN (the largest way span).
- * P->unchanged when nothing moved.  0 or -ENOMEM; P's units are the
- * caller's to free.
+ * R (laid out) as the block the emitters write, into L's block (L->bin
+ * becomes R's binary; its DELTA, if any, stays): every unit from the
+ * start of the main text of the output section that changed to the last
+ * unit that moved or changed size, each at its offset, hot where model M
+ * has weight; the block aligned as far as its start address is, up to
+ * MAX_ALIGN (the largest way span).  L->unchanged when nothing moved.
+ * 0 or -ENOMEM.
  */
-struct cachepin_plan;
 struct cachepin_model;
-int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin_model *m,
-			  uint64_t max_align, struct cachepin_plan *p);
+int cachepin_relink__block(const struct cachepin_relink *r, const struct cachepin_model *m,
+			   uint64_t max_align, struct cachepin_layout *l);
 
 void cachepin_relink__release(struct cachepin_relink *r);
 

@@ -59,15 +59,6 @@ enum cachepin_plan_method {
 /* "search", "heat", "greedy", "colour", "density", "c3", "keep", "reference"; NULL if out of range. */
 const char *cachepin_plan__method_name(enum cachepin_plan_method m);
 
-struct cachepin_plan_unit {
-	uint32_t unit;		/* index into bin->units */
-	uint64_t off;		/* planned offset from the block start */
-	uint64_t size, align;
-	bool hot;		/* placed for its hot lines (else: cold fill) */
-	double weight;		/* profile weight of its functions */
-	uint32_t hot_lines;	/* distinct hot lines (primary cache) */
-};
-
 struct cachepin_plan_opts {
 	const struct cachepin_cache *caches;	/* caches[0] is the primary geometry */
 	size_t nr_caches;
@@ -130,26 +121,13 @@ struct cachepin_plan_eval {
 };
 
 struct cachepin_plan {
-	struct cachepin_plan_unit *units;	/* in block order (offset) */
-	size_t nr_units;
-	uint64_t block_align;	/* the block starts at a multiple of this */
-	uint64_t base;		/* block start assumed for scoring (aligned) */
-	uint64_t size;		/* block size */
 	/*
-	 * Kernels: the text after TEXT_TEXT, [tail_from, tail_to), starts on
-	 * the block alignment in a relink with the plan (the hook ends
-	 * TEXT_TEXT there), so it moves by tail_shift bytes; 0: nothing moves.
+	 * The layout planned: its block (units, start, size, alignment,
+	 * tail, padding, growth; unchanged when nothing moves) and, after
+	 * cachepin_plan__run(), where every function of the binary goes.
 	 */
-	uint64_t tail_from, tail_to, tail_shift;
-	uint64_t pad;		/* bytes of padding spent */
-	uint64_t pad_growth;	/* of them, kept free for growth */
+	struct cachepin_layout layout;
 	uint64_t room_extra;	/* block bytes added when units moved by way spans for their room */
-	/*
-	 * The growth absorbed: opts.growth, or less where the hot units fit
-	 * the smallest cache packed and would not with that much room.
-	 */
-	uint64_t growth;
-	size_t nr_hot, nr_fill;
 	/*
 	 * opts.prev: its hot units kept at their offsets, placed again
 	 * (grown past their room), no longer hot (or unknown); hot units
@@ -173,12 +151,10 @@ struct cachepin_plan {
 	size_t nr_evals;
 	enum cachepin_plan_method method;	/* the method planned (its variant: cands[method]) */
 	/*
-	 * Nothing moves: no candidate beat the link, and keeping its sets
+	 * layout.unchanged: no candidate beat the link, and keeping its sets
 	 * was worse than the link somewhere (a kernel's text after the block
-	 * moves in any relink with a plan).  No units; the fragment names
-	 * nothing and has no ALIGN, so a relink with it is the link.
+	 * moves in any relink with a plan).
 	 */
-	bool unchanged;
 	/*
 	 * No candidate beat the link, and the binary was linked with a plan:
 	 * its block is planned again as it is (a fragment naming nothing
@@ -205,16 +181,6 @@ struct cachepin_plan {
  */
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *opts,
 		       struct cachepin_plan *plan);
-
-/*
- * The layout PLAN gives BIN, into L (release it with
- * cachepin_layout__release()): every function of a planned unit at the
- * block start assumed for scoring plus its unit's offset, the kernel
- * text after TEXT_TEXT moved by tail_shift, the rest where BIN has it.
- * 0 or -ENOMEM (L released).
- */
-int cachepin_plan__layout(const struct cachepin_plan *plan, const struct cachepin_binary *bin,
-			  struct cachepin_layout *l);
 
 /* Free what PLAN holds (not PLAN itself) and empty it; NULL is fine. */
 void cachepin_plan__release(struct cachepin_plan *plan);

@@ -235,37 +235,37 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			e->lru_before, e->lru_after);
 		capacity_note(c, e);
 	}
-	if (plan->unchanged) {
+	if (plan->layout.unchanged) {
 		fprintf(stderr, "cachepin: no layout: no candidate beats the link, and keeping its sets in a block is worse than it; nothing moves (in %.2f s)\n",
 			secs);
 		return;
 	}
 	if (plan->as_linked) {
 		fprintf(stderr, "cachepin: no candidate beats the link, which a plan made (it has __cachepin_start): its block is planned again as it is, %zu hot and %zu fill units at their offsets (in %.2f s)\n",
-			plan->nr_hot, plan->nr_fill, secs);
+			plan->layout.nr_hot, plan->layout.nr_fill, secs);
 		return;
 	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
-		" bytes, %" PRIu64 " bytes of padding", plan->nr_hot, plan->nr_unplaceable, plan->nr_fill,
-		plan->size, plan->pad);
-	if (plan->growth)
-		fprintf(stderr, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", plan->pad_growth,
-			plan->growth);
+		" bytes, %" PRIu64 " bytes of padding", plan->layout.nr_hot, plan->nr_unplaceable, plan->layout.nr_fill,
+		plan->layout.block_size, plan->layout.pad);
+	if (plan->layout.growth)
+		fprintf(stderr, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", plan->layout.pad_growth,
+			plan->layout.growth);
 	fprintf(stderr, "; %s in %.2f s\n", cachepin_plan__method_name(plan->method), secs);
-	if (plan->growth < a->po.growth)
+	if (plan->layout.growth < a->po.growth)
 		fprintf(stderr, "cachepin: growth: the %s method keeps no room for it: a unit that grows moves the hot units after it\n",
 			cachepin_plan__method_name(plan->method));
 	search_note(a, plan);
 	if (a->prev)
 		prev_report(a, plan);
-	if (plan->tail_shift)
+	if (plan->layout.tail_shift)
 		fprintf(stderr, "cachepin: the kernel text after TEXT_TEXT (from 0x%" PRIx64
 			") is taken 0x%" PRIx64 " bytes later, on the block alignment, where a relink with the plan puts it\n",
-			plan->tail_from, plan->tail_shift);
-	if (plan->pad - plan->pad_growth > plan->pad_budget) {
+			plan->layout.tail_from, plan->layout.tail_shift);
+	if (plan->layout.pad - plan->layout.pad_growth > plan->pad_budget) {
 		fprintf(stderr, "cachepin: the relinked text grows by %" PRIu64 " bytes of padding besides growth's, more than the %" PRIu64
 			" of --max-pad %" PRIu64 " per way span: too few small cold units are known to fill the gaps\n",
-			plan->pad - plan->pad_growth, plan->pad_budget, a->po.max_pad);
+			plan->layout.pad - plan->layout.pad_growth, plan->pad_budget, a->po.max_pad);
 		tool_hint("accept it if the text may grow by that much; else raise --max-pad, or give --objects or --map so that more cold units are known");
 	}
 }
@@ -300,7 +300,7 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 	fprintf(stderr, "cachepin:   %-8s", "link");
 	for (i = 0; i < a->in.nr_caches; i++)
 		fprintf(stderr, " %14" PRIu64, plan->link_misses[i]);
-	fprintf(stderr, "%s\n", plan->unchanged || plan->as_linked ? "             <- planned" : "");
+	fprintf(stderr, "%s\n", plan->layout.unchanged || plan->as_linked ? "             <- planned" : "");
 	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++) {
 		const struct cachepin_plan_cand *cd = &plan->cands[k];
 
@@ -318,9 +318,9 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 			cd->over_pad ? "  (padding over the budget)" : "",
 			cd->harms ? "  (worse than the link somewhere)" : "",
 			cd->whole_harms ? "  (its plan from the whole profile worse than the link)" : "",
-			k == plan->method && !plan->unchanged && !plan->as_linked ? "  <- planned" : "");
+			k == plan->method && !plan->layout.unchanged && !plan->as_linked ? "  <- planned" : "");
 	}
-	if (!plan->unchanged && !plan->as_linked && !plan->exact && plan->cands[plan->method].roomy)
+	if (!plan->layout.unchanged && !plan->as_linked && !plan->exact && plan->cands[plan->method].roomy)
 		fprintf(stderr, "cachepin: %s leaves every line of the hot units a way of its own, sampled or not: of such layouts the fewest misses is planned, whatever the link's (the samples see nothing there but first fetches)\n",
 			cachepin_plan__method_name(plan->method));
 }
@@ -335,7 +335,7 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 		.standalone = a->lo.standalone, .head_object = a->first,
 		.profile_digest = cachepin_profile__digest(prof),
 	};
-	struct tool_link_layout l = { plan, m, &a->in.caches[0], &info };
+	struct tool_link_layout l = { &plan->layout, m, &a->in.caches[0], &info };
 	struct tool_link_outputs lo = a->lo;
 	struct tool_outputs os = { .n = 0 };
 

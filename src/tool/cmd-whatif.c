@@ -205,26 +205,27 @@ static int whatif_cache(const struct whatif_args *a, const struct whatif_run *w,
 static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 {
 	static const enum tool_link_out orders[] = { TOOL_OUT_LLD, TOOL_OUT_SECORDER };
-	struct cachepin_plan plan = { 0 };
+	struct cachepin_layout out = { 0 };
 	struct cachepin_emit_info info = { .version = cachepin_version(), .standalone = a->lo.standalone };
-	struct tool_link_layout l = { &plan, w->m, &a->in.caches[0], &info };
+	struct tool_link_layout l = { &out, w->m, &a->in.caches[0], &info };
 	struct tool_outputs os = { .n = 0 };
 	size_t i;
 	int rc;
 
-	if (cachepin_relink__plan(&w->r, w->m, a->in.caches[0].way_span, &plan))
+	if (cachepin_relink__block(&w->r, w->m, a->in.caches[0].way_span, &out))
 		return tool_error("out of memory");
 	cachepin_binary__build_id_str(w->bin, info.build_id);
 	info.profile_digest = cachepin_profile__digest(w->s->load.profile);
 	rc = tool_link_outputs_add(&os, &a->lo, &l) || tool_outputs_commit(&os);
 	if (!rc && !a->rep.json && a->lo.path[TOOL_OUT_FRAGMENT])
 		fprintf(stderr, "cachepin: wrote '%s' and '%s': %zu units from 0x%" PRIx64 "\n",
-			a->lo.path[TOOL_OUT_FRAGMENT], a->lo.path[TOOL_OUT_ALIGN], plan.nr_units, plan.base);
+			a->lo.path[TOOL_OUT_FRAGMENT], a->lo.path[TOOL_OUT_ALIGN], out.nr_units,
+			out.block_start);
 	for (i = 0; !rc && !a->rep.json && i < ARRAY_LEN(orders); i++)
 		if (a->lo.path[orders[i]])
 			fprintf(stderr, "cachepin: wrote '%s': the order of %zu units\n",
-				a->lo.path[orders[i]], plan.nr_units);
-	free(plan.units);
+				a->lo.path[orders[i]], out.nr_units);
+	cachepin_layout__release(&out);
 	return rc;
 }
 

@@ -17,30 +17,30 @@ static int said(int err)
 
 static int write_align(FILE *f, void *ctx)
 {
-	const struct tool_link_layout *l = ctx;
+	const struct tool_link_layout *o = ctx;
 
-	return cachepin_align__write(f, l->plan, l->m, l->c, l->info);
+	return cachepin_align__write(f, o->layout, o->m, o->c, o->info);
 }
 
 static int write_lld(FILE *f, void *ctx)
 {
-	const struct tool_link_layout *l = ctx;
+	const struct tool_link_layout *o = ctx;
 
-	return cachepin_emit__lld_order(f, l->plan, l->m->bin);
+	return cachepin_emit__lld_order(f, o->layout);
 }
 
 static int write_secorder(FILE *f, void *ctx)
 {
-	const struct tool_link_layout *l = ctx;
+	const struct tool_link_layout *o = ctx;
 
-	return said(cachepin_emit__section_order(f, l->plan, l->m->bin));
+	return said(cachepin_emit__section_order(f, o->layout));
 }
 
 static int write_fragment(FILE *f, void *ctx)
 {
-	const struct tool_link_layout *l = ctx;
+	const struct tool_link_layout *o = ctx;
 
-	return said(cachepin_emit__ldscript(f, l->plan, l->m->bin, l->info));
+	return said(cachepin_emit__ldscript(f, o->layout, o->info));
 }
 
 /*

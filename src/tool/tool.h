@@ -228,8 +228,8 @@ int tool_link_out_opt(int id, const char *arg, struct tool_link_outputs *lo);
  */
 size_t tool_link_outputs_paths(const struct tool_link_outputs *lo, const char **paths);
 struct tool_link_layout {
-	const struct cachepin_plan *plan;
-	const struct cachepin_model *m;		/* its binary is the layout's */
+	const struct cachepin_layout *layout;	/* its block is written */
+	const struct cachepin_model *m;		/* of the layout's binary: the hot lines */
 	const struct cachepin_cache *c;		/* the alignment file's cache */
 	const struct cachepin_emit_info *info;
 };

@@ -120,43 +120,43 @@ static int build(struct world *w, const struct scene *sc)
 /* The restarts' judgement of PLAN: misses per fetch summed over the geometries. */
 static double judged(const struct world *w, const struct cachepin_plan *plan)
 {
-	struct cachepin_layout l;
 	double v = 0;
 	size_t i;
 
-	if (cachepin_plan__layout(plan, &w->bin, &l))
+	if (!plan->layout.delta)
 		return -1;
 	for (i = 0; i < w->po.nr_caches; i++) {
 		const struct cachepin_cache *c = &w->caches[i];
 		struct cachepin_score s;
 
-		if (cachepin_score__run(w->m, &l, c, CACHEPIN_SCORE_NO_OPT, &s)) {
-			v = -1;
-			break;
-		}
+		if (cachepin_score__run(w->m, &plan->layout, c, CACHEPIN_SCORE_NO_OPT, &s))
+			return -1;
 		v += (double)s.miss[c->repl] / (double)(s.fetches ? s.fetches : 1);
 		cachepin_score__release(&s);
 	}
-	cachepin_layout__release(&l);
 	return v;
 }
 
 static bool same_plan(const struct cachepin_plan *a, const struct cachepin_plan *b)
 {
-	return a->nr_units == b->nr_units && a->nr_evals == b->nr_evals && a->base == b->base &&
-	       a->size == b->size && a->pad == b->pad && a->seed == b->seed &&
+	const struct cachepin_layout *x = &a->layout, *y = &b->layout;
+
+	return x->nr_units == y->nr_units && a->nr_evals == b->nr_evals &&
+	       x->block_start == y->block_start && x->block_size == y->block_size && x->pad == y->pad &&
+	       a->seed == b->seed &&
 	       a->search_before == b->search_before && a->search_after == b->search_after &&
 	       a->moves_tried == b->moves_tried && a->moves_simulated == b->moves_simulated &&
 	       a->moves_taken == b->moves_taken &&
-	       !memcmp(a->units, b->units, a->nr_units * sizeof(*a->units)) &&
+	       !memcmp(x->units, y->units, x->nr_units * sizeof(*x->units)) &&
+	       x->delta && y->delta &&
+	       !memcmp(x->delta, y->delta, x->bin->nr_funcs * sizeof(*x->delta)) &&
 	       !memcmp(a->evals, b->evals, a->nr_evals * sizeof(*a->evals));
 }
 
 /* The evaluation in PLAN is what the scorer says of both layouts. */
 static void check_evals(const char *what, const struct world *w, const struct cachepin_plan *plan)
 {
-	struct cachepin_layout l;
-	bool laid = !cachepin_plan__layout(plan, &w->bin, &l);
+	bool laid = plan->layout.delta && plan->layout.bin == &w->bin;
 	size_t i;
 
 	CHECK(laid && plan->nr_evals == w->po.nr_caches, "%s: %zu evaluations", what, plan->nr_evals);
@@ -166,7 +166,7 @@ static void check_evals(const char *what, const struct world *w, const struct ca
 		struct cachepin_score b, a;
 
 		if (cachepin_score__run(w->m, NULL, c, CACHEPIN_SCORE_NO_OPT, &b) ||
-		    cachepin_score__run(w->m, &l, c, CACHEPIN_SCORE_NO_OPT, &a)) {
+		    cachepin_score__run(w->m, &plan->layout, c, CACHEPIN_SCORE_NO_OPT, &a)) {
 			CHECK(0, "%s: score", what);
 			break;
 		}
@@ -179,8 +179,6 @@ static void check_evals(const char *what, const struct world *w, const struct ca
 		cachepin_score__release(&b);
 		cachepin_score__release(&a);
 	}
-	if (laid)
-		cachepin_layout__release(&l);
 }
 
 /* Hot units in block order, aligned, apart; how many hot lines each set of C gets. */
@@ -194,11 +192,11 @@ static void check_layout(const struct scene *sc, const struct world *w,
 
 	for (i = 0; i < sc->nr; i++)
 		hot += sc->f[i].weight > 0 && !sc->f[i].fixed;
-	CHECK(plan->nr_hot == hot, "%s: %zu of %zu hot units placed", sc->what, plan->nr_hot, hot);
-	CHECK(plan->base % plan->block_align == 0, "%s: block at 0x%llx", sc->what,
-	      (unsigned long long)plan->base);
-	for (i = 0; i < plan->nr_units; i++) {
-		const struct cachepin_plan_unit *pu = &plan->units[i];
+	CHECK(plan->layout.nr_hot == hot, "%s: %zu of %zu hot units placed", sc->what, plan->layout.nr_hot, hot);
+	CHECK(plan->layout.block_start % plan->layout.block_align == 0, "%s: block at 0x%llx", sc->what,
+	      (unsigned long long)plan->layout.block_start);
+	for (i = 0; i < plan->layout.nr_units; i++) {
+		const struct cachepin_layout_unit *pu = &plan->layout.units[i];
 		const struct fspec *f = &sc->f[pu->unit];
 
 		CHECK(pu->off >= end && pu->off % pu->align == 0, "%s: unit %u at %llu", sc->what,
@@ -207,7 +205,7 @@ static void check_layout(const struct scene *sc, const struct world *w,
 		end = pu->off + pu->size;
 		if (pu->hot)
 			for (a = 0; a < pu->size; a += c->line)
-				lines[cachepin_cache__set(c, plan->base + pu->off + a)]++;
+				lines[cachepin_cache__set(c, plan->layout.block_start + pu->off + a)]++;
 	}
 	for (i = 0; i < sc->nr; i++)
 		if (sc->f[i].fixed && sc->f[i].weight > 0)
@@ -235,23 +233,23 @@ static void check_align_round_trip(const struct scene *sc, const struct world *w
 		CHECK(0, "%s: cannot create a temporary file", sc->what);
 		return;
 	}
-	CHECK(cachepin_align__write(f, plan, w->m, &w->caches[0], &info) == 0,
+	CHECK(cachepin_align__write(f, &plan->layout, w->m, &w->caches[0], &info) == 0,
 	      "%s: alignment file written", sc->what);
 	fclose(f);
 	al = cachepin_align__read(path);
 	unlink(path);
-	CHECK(al && al->nr == plan->nr_units && al->block_align == plan->block_align &&
+	CHECK(al && al->nr == plan->layout.nr_units && al->block_align == plan->layout.block_align &&
 	      al->line == w->caches[0].line && al->sets == w->caches[0].sets,
 	      "%s: alignment file read back", sc->what);
-	for (i = 0; al && i < al->nr && i < plan->nr_units; i++) {
-		const struct cachepin_plan_unit *pu = &plan->units[i];
+	for (i = 0; al && i < al->nr && i < plan->layout.nr_units; i++) {
+		const struct cachepin_layout_unit *pu = &plan->layout.units[i];
 		const struct cachepin_align_entry *e = &al->e[i];
 
 		CHECK(e->symbol && !strcmp(e->symbol, w->names[pu->unit]) &&
 		      !strcmp(e->section, w->secs[pu->unit]) && e->object &&
 		      !strcmp(e->object, "p.o") && e->off == pu->off && e->align == pu->align &&
 		      e->hot == pu->hot &&
-		      e->first_set == cachepin_cache__set(&w->caches[0], plan->base + pu->off),
+		      e->first_set == cachepin_cache__set(&w->caches[0], plan->layout.block_start + pu->off),
 		      "%s: entry %zu (%s at 0x%llx)", sc->what, i, e->symbol ? e->symbol : "-",
 		      (unsigned long long)e->off);
 	}
@@ -465,7 +463,7 @@ int main(void)
 	/* no hot code is movable: ENOENT, an empty plan */
 	cachepin_set_print(NULL);
 	CHECK(build(&w, &none) == 0, "build");
-	CHECK(cachepin_plan__run(w.m, &w.po, &plan) == -ENOENT && !plan.units && !plan.evals,
+	CHECK(cachepin_plan__run(w.m, &w.po, &plan) == -ENOENT && !plan.layout.units && !plan.evals,
 	      "nothing movable: ENOENT");
 	w.po.nr_caches = 0;
 	CHECK(cachepin_plan__run(w.m, &w.po, &plan) == -EINVAL, "no geometry: EINVAL");

@@ -51,14 +51,14 @@ static const struct cachepin_func *tail_func(const struct cachepin_binary *bin, 
 	return NULL;
 }
 
-int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
+int cachepin_align__write(FILE *f, const struct cachepin_layout *l,
 			  const struct cachepin_model *m, const struct cachepin_cache *c,
 			  const struct cachepin_emit_info *info)
 {
 	const struct cachepin_binary *bin = m->bin;
 	int32_t *unit_pu = malloc((bin->nr_units + 1) * sizeof(*unit_pu));
-	uint32_t **sets = calloc(plan->nr_units + 1, sizeof(*sets));
-	size_t *nsets = calloc(plan->nr_units + 1, sizeof(*nsets));
+	uint32_t **sets = calloc(l->nr_units + 1, sizeof(*sets));
+	size_t *nsets = calloc(l->nr_units + 1, sizeof(*nsets));
 	size_t i, j;
 	int err = -ENOMEM;
 
@@ -66,8 +66,8 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		goto out;
 	for (i = 0; i < bin->nr_units; i++)
 		unit_pu[i] = -1;
-	for (i = 0; i < plan->nr_units; i++)
-		unit_pu[plan->units[i].unit] = (int32_t)i;
+	for (i = 0; i < l->nr_units; i++)
+		unit_pu[l->units[i].unit] = (int32_t)i;
 	/* hot lines of each placed unit, from the model's items */
 	for (i = 0; i < m->nr_items; i++) {
 		const struct cachepin_model_item *it = &m->items[i];
@@ -80,7 +80,7 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		if (!it->count || fn->unit < 0 || (k = unit_pu[fn->unit]) < 0)
 			continue;
 		u = &bin->units[fn->unit];
-		off = plan->base + plan->units[k].off + (fn->addr - u->addr) + it->off;
+		off = l->block_start + l->units[k].off + (fn->addr - u->addr) + it->off;
 		s = cachepin_cache__set(c, off);
 		p = realloc(sets[k], (nsets[k] + 1) * sizeof(*p));
 		if (!p)
@@ -89,21 +89,21 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		p[nsets[k]++] = s;
 	}
 	fprintf(f, "# cachepin-align 1\n");
-	emit_header(f, plan, info, "#");
-	fprintf(f, "block-align %" PRIu64 "\n", plan->block_align);
+	emit_header(f, l, info, "#");
+	fprintf(f, "block-align %" PRIu64 "\n", l->block_align);
 	fprintf(f, "cache %s %u %u\n", c->name, c->line, c->sets);
-	if (plan->tail_to) {
-		const struct cachepin_func *tf = tail_func(bin, plan->tail_from, plan->tail_to);
+	if (l->tail_to) {
+		const struct cachepin_func *tf = tail_func(bin, l->tail_from, l->tail_to);
 
 		if (tf) {
 			fputs("tail ", f);
 			cachepin_scan_put_field(f, tf->name);
-			fprintf(f, " 0x%" PRIx64 "\n", (tf->addr + plan->tail_shift) % plan->block_align);
+			fprintf(f, " 0x%" PRIx64 "\n", (tf->addr + l->tail_shift) % l->block_align);
 		}
 	}
 	fprintf(f, "# kind symbol object section offset align first-set hot-lines sets\n");
-	for (i = 0; i < plan->nr_units; i++) {
-		const struct cachepin_plan_unit *pu = &plan->units[i];
+	for (i = 0; i < l->nr_units; i++) {
+		const struct cachepin_layout_unit *pu = &l->units[i];
 		const struct cachepin_unit *u = &bin->units[pu->unit];
 		const struct cachepin_func *fn = cachepin_binary__unit_func(bin, u);
 		/* offset and first set are the symbol's */
@@ -122,16 +122,16 @@ int cachepin_align__write(FILE *f, const struct cachepin_plan *plan,
 		fputc(' ', f);
 		cachepin_scan_put_field(f, u->section);
 		fprintf(f, " 0x%" PRIx64 " %" PRIu64 " %u %zu ", off, pu->align,
-			cachepin_cache__set(c, plan->base + off), n);
+			cachepin_cache__set(c, l->block_start + off), n);
 		put_ranges(f, sets[i], n);
 		fputc('\n', f);
 	}
 	/* the trailer: a file cut at a line end is not a smaller plan */
-	fprintf(f, "end %zu %zu\n", plan->nr_hot, plan->nr_fill);
+	fprintf(f, "end %zu %zu\n", l->nr_hot, l->nr_fill);
 	err = ferror(f) ? -EIO : 0;
 out:
 	if (sets)
-		for (i = 0; i < plan->nr_units; i++)
+		for (i = 0; i < l->nr_units; i++)
 			free(sets[i]);
 	free(sets);
 	free(nsets);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "cachepin/emit.h"
 
-void emit_header(FILE *f, const struct cachepin_plan *plan, const struct cachepin_emit_info *info,
+void emit_header(FILE *f, const struct cachepin_layout *l, const struct cachepin_emit_info *info,
 		 const char *lead);
 
 #endif

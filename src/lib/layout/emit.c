@@ -109,21 +109,21 @@ static int put_pattern(FILE *f, const struct cachepin_unit *u, struct secname *n
 	return err;
 }
 
-void emit_header(FILE *f, const struct cachepin_plan *plan, const struct cachepin_emit_info *info,
+void emit_header(FILE *f, const struct cachepin_layout *l, const struct cachepin_emit_info *info,
 		 const char *lead)
 {
 	size_t i;
 
 	fprintf(f, "%s cachepin %s; binary build-id %s; profile %016" PRIx64 "\n", lead,
 		info->version, *info->build_id ? info->build_id : "-", info->profile_digest);
-	if (plan->unchanged) {
+	if (l->unchanged) {
 		fprintf(f, "%s no block: the link stays\n", lead);
 	} else {
 		fprintf(f, "%s block aligned to %" PRIu64 " bytes, %" PRIu64 " bytes: %zu hot units, %zu fill units, %" PRIu64
-			" bytes of padding", lead, plan->block_align, plan->size, plan->nr_hot, plan->nr_fill, plan->pad);
-		if (plan->growth)
-			fprintf(f, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", plan->pad_growth,
-				plan->growth);
+			" bytes of padding", lead, l->block_align, l->block_size, l->nr_hot, l->nr_fill, l->pad);
+		if (l->growth)
+			fprintf(f, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", l->pad_growth,
+				l->growth);
 		fputc('\n', f);
 	}
 	for (i = 0; i < info->nr_scores; i++) {
@@ -161,9 +161,10 @@ static const char *const default_text[] = {
 	"*(.mips16.fn.*) *(.mips16.call.*)",			/* MIPS */
 };
 
-int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
-			    const struct cachepin_binary *bin, const struct cachepin_emit_info *info)
+int cachepin_emit__ldscript(FILE *f, const struct cachepin_layout *l,
+			    const struct cachepin_emit_info *info)
 {
+	const struct cachepin_binary *bin = l->bin;
 	const char *ind = info->standalone ? "\t\t" : "";
 	struct secname *names;
 	uint64_t end = 0;	/* of the units emitted */
@@ -173,8 +174,8 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 	if (count_sections(bin, &names))
 		return -ENOMEM;
 	fprintf(f, "/*\n");
-	emit_header(f, plan, info, " *");
-	if (plan->unchanged) {
+	emit_header(f, l, info, " *");
+	if (l->unchanged) {
 		/* no ALIGN either: the kernel hook copies the first one to the end of TEXT_TEXT */
 		fprintf(f, " * No layout: no candidate beat the link, so nothing moves.\n */\n");
 		if (info->standalone)
@@ -201,9 +202,9 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 		}
 		fprintf(f, "(.text)\t/* entry code: must stay first */\n");
 	}
-	fprintf(f, "%s. = ALIGN(0x%" PRIx64 ");\n%s__cachepin_start = .;\n", ind, plan->block_align, ind);
-	for (i = 0; i < plan->nr_units; i++) {
-		const struct cachepin_plan_unit *pu = &plan->units[i];
+	fprintf(f, "%s. = ALIGN(0x%" PRIx64 ");\n%s__cachepin_start = .;\n", ind, l->block_align, ind);
+	for (i = 0; i < l->nr_units; i++) {
+		const struct cachepin_layout_unit *pu = &l->units[i];
 		const struct cachepin_unit *u = &bin->units[pu->unit];
 
 		/*
@@ -236,14 +237,14 @@ int cachepin_emit__ldscript(FILE *f, const struct cachepin_plan *plan,
 	return ferror(f) ? -EIO : 0;
 }
 
-int cachepin_emit__lld_order(FILE *f, const struct cachepin_plan *plan,
-			     const struct cachepin_binary *bin)
+int cachepin_emit__lld_order(FILE *f, const struct cachepin_layout *l)
 {
+	const struct cachepin_binary *bin = l->bin;
 	size_t i, j;
 
 	fprintf(f, "# lld --symbol-ordering-file: order only, no alignment or padding\n");
-	for (i = 0; i < plan->nr_units; i++) {
-		const struct cachepin_unit *u = &bin->units[plan->units[i].unit];
+	for (i = 0; i < l->nr_units; i++) {
+		const struct cachepin_unit *u = &bin->units[l->units[i].unit];
 
 		for (j = 0; j < u->nr_funcs; j++)
 			fprintf(f, "%s\n", bin->funcs[u->first_func + j].name);
@@ -251,9 +252,9 @@ int cachepin_emit__lld_order(FILE *f, const struct cachepin_plan *plan,
 	return ferror(f) ? -EIO : 0;
 }
 
-int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
-				 const struct cachepin_binary *bin)
+int cachepin_emit__section_order(FILE *f, const struct cachepin_layout *l)
 {
+	const struct cachepin_binary *bin = l->bin;
 	struct secname *names;
 	size_t i;
 	int err;
@@ -262,9 +263,9 @@ int cachepin_emit__section_order(FILE *f, const struct cachepin_plan *plan,
 		return -ENOMEM;
 	fprintf(f, "/* GNU ld >= 2.43 --section-ordering-file: prepended to .text, no padding */\n");
 	fprintf(f, ".text : {\n");
-	for (i = 0; i < plan->nr_units; i++) {
+	for (i = 0; i < l->nr_units; i++) {
 		fputc('\t', f);
-		if ((err = put_pattern(f, &bin->units[plan->units[i].unit], names))) {
+		if ((err = put_pattern(f, &bin->units[l->units[i].unit], names))) {
 			free_sections(names);
 			return err;
 		}

@@ -36,7 +36,46 @@ void cachepin_layout__release(struct cachepin_layout *l)
 		return;
 	free(l->delta);
 	free(l->known);
+	free(l->units);
 	memset(l, 0, sizeof(*l));
+}
+
+static void place_at(struct cachepin_layout *l, size_t f, uint64_t to)
+{
+	l->delta[f] = (int64_t)(to - l->bin->funcs[f].addr);
+	l->known[f] = l->known[f] || l->delta[f];
+}
+
+int cachepin_layout__place(struct cachepin_layout *l, const struct cachepin_binary *bin)
+{
+	size_t i, j;
+
+	l->bin = bin;
+	if (!l->delta)
+		l->delta = malloc((bin->nr_funcs + 1) * sizeof(*l->delta));
+	if (!l->known)
+		l->known = malloc((bin->nr_funcs + 1) * sizeof(*l->known));
+	if (!l->delta || !l->known)
+		return -ENOMEM;
+	memset(l->known, 0, (bin->nr_funcs + 1) * sizeof(*l->known));
+	for (i = 0; i < bin->nr_funcs; i++) {
+		uint64_t a = bin->funcs[i].addr;
+
+		place_at(l, i, a >= l->tail_from && a < l->tail_to ? a + l->tail_shift : a);
+	}
+	for (i = 0; i < l->nr_units; i++) {
+		const struct cachepin_unit *u = &bin->units[l->units[i].unit];
+
+		for (j = 0; j < u->nr_funcs; j++) {
+			const struct cachepin_func *f = &bin->funcs[u->first_func + j];
+
+			place_at(l, u->first_func + j, l->block_start + l->units[i].off + (f->addr - u->addr));
+			l->known[u->first_func + j] = true;
+		}
+	}
+	for (l->nr_known = 0, i = 0; i < bin->nr_funcs; i++)
+		l->nr_known += l->known[i];
+	return 0;
 }
 
 /* Is SECTION the main text a linker script's TEXT_MAIN takes (".text", ".text.foo")? */
@@ -554,15 +593,22 @@ static uint64_t low_bit(uint64_t v, uint64_t max)
 	return !a || a > max ? max : a;
 }
 
-int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin_model *m,
-			  uint64_t max_align, struct cachepin_plan *p)
+int cachepin_relink__block(const struct cachepin_relink *r, const struct cachepin_model *m,
+			   uint64_t max_align, struct cachepin_layout *l)
 {
 	const struct cachepin_binary *bin = r->bin;
 	size_t i, first = r->nr, last = 0, k;
 	double *w;
 	int sec;
 
-	memset(p, 0, sizeof(*p));
+	free(l->units);
+	l->bin = bin;
+	l->units = NULL;
+	l->nr_units = l->nr_hot = l->nr_fill = 0;
+	l->block_start = l->block_size = l->block_align = 0;
+	l->tail_from = l->tail_to = l->tail_shift = 0;
+	l->pad = l->pad_growth = l->growth = 0;
+	l->unchanged = false;
 	for (i = 0; i < r->nr; i++) {
 		uint32_t u = r->order[i];
 
@@ -573,7 +619,7 @@ int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin
 		last = i;
 	}
 	if (first == r->nr) {
-		p->unchanged = true;
+		l->unchanged = true;
 		return 0;
 	}
 	/* the block starts where the fragment goes: the section's main text */
@@ -584,36 +630,36 @@ int cachepin_relink__plan(const struct cachepin_relink *r, const struct cachepin
 	if (i < first)
 		first = i;
 	w = calloc(bin->nr_funcs + 1, sizeof(*w));
-	p->units = calloc(last - first + 2, sizeof(*p->units));
-	if (!w || !p->units) {
+	l->units = calloc(last - first + 2, sizeof(*l->units));
+	if (!w || !l->units) {
 		free(w);
-		free(p->units);
-		p->units = NULL;
+		free(l->units);
+		l->units = NULL;
 		return -ENOMEM;
 	}
 	for (i = 0; i < m->nr_items; i++)
 		if (m->items[i].func < bin->nr_funcs)
 			w[m->items[i].func] += m->items[i].weight;
-	p->base = r->addr[r->order[first]];
-	p->block_align = low_bit(p->base, max_align);
+	l->block_start = r->addr[r->order[first]];
+	l->block_align = low_bit(l->block_start, max_align);
 	for (i = first; i <= last; i++) {
 		uint32_t u = r->order[i];
 		const struct cachepin_unit *un = &bin->units[u];
-		struct cachepin_plan_unit *pu;
+		struct cachepin_layout_unit *pu;
 
 		if (r->sec[u] != sec)
 			break;
-		pu = &p->units[p->nr_units++];
+		pu = &l->units[l->nr_units++];
 		pu->unit = u;
-		pu->off = r->addr[u] - p->base;
+		pu->off = r->addr[u] - l->block_start;
 		pu->size = r->size[u];
 		pu->align = r->align[u];
 		for (k = 0; k < un->nr_funcs; k++)
 			pu->weight += w[un->first_func + k];
 		pu->hot = pu->weight > 0;
-		p->nr_hot += pu->hot;
-		p->nr_fill += !pu->hot;
-		p->size = pu->off + pu->size;
+		l->nr_hot += pu->hot;
+		l->nr_fill += !pu->hot;
+		l->block_size = pu->off + pu->size;
 	}
 	free(w);
 	return 0;

@@ -11,7 +11,7 @@
  * pushed if one of them, or the hot unit before them, grew by G (an
  * alignment can round the push up, a pinned fill unit absorbs it), and
  * takes a cold unit only if the push still ends before the next hot
- * unit.  That padding is plan->pad_growth.
+ * unit.  That padding is plan->layout.pad_growth.
  */
 #include "plan-int.h"
 
@@ -82,7 +82,7 @@ static int cmp_hu_off(const void *a, const void *b)
 
 struct filler {
 	struct cachepin_plan *plan;
-	size_t cap;		/* of plan->units */
+	size_t cap;		/* of plan->layout.units */
 	struct cold *cold;	/* the cold candidates, smallest first */
 	size_t ncold;
 	uint8_t *used;		/* per candidate */
@@ -100,9 +100,9 @@ static int plan_add(struct filler *fl, uint32_t unit, uint64_t off, uint64_t siz
 {
 	struct cachepin_plan *plan = fl->plan;
 
-	if (GROW(plan->units, fl->cap, plan->nr_units + 1))
+	if (GROW(plan->layout.units, fl->cap, plan->layout.nr_units + 1))
 		return -ENOMEM;
-	plan->units[plan->nr_units++] = (struct cachepin_plan_unit){
+	plan->layout.units[plan->layout.nr_units++] = (struct cachepin_layout_unit){
 		.unit = unit, .off = off, .size = size, .align = align, .hot = hot, .weight = w,
 	};
 	return 0;
@@ -165,9 +165,9 @@ static int fill_at(struct filler *fl, size_t k, uint64_t at)
 	if (plan_add(fl, c->unit, at, c->size, c->align, false, 0))
 		return -ENOMEM;
 	fl->push = push_after(fl, at, c->align);
-	fl->plan->pad += at - fl->cur;
+	fl->plan->layout.pad += at - fl->cur;
 	fl->used[k] = 1;
-	fl->plan->nr_fill++;
+	fl->plan->layout.nr_fill++;
 	fl->cur = at + c->size;
 	return 0;
 }
@@ -282,21 +282,21 @@ int cachepin_plan_fill(struct planner *pl, struct cachepin_plan *plan, bool in_p
 		if (fl.cur < target) {
 			uint64_t pad = target - fl.cur;
 
-			plan->pad += pad;
-			plan->pad_growth += pad < fl.push ? pad : fl.push;
+			plan->layout.pad += pad;
+			plan->layout.pad_growth += pad < fl.push ? pad : fl.push;
 		}
 		if ((err = plan_add(&fl, h->unit, target, h->size, h->align, true, h->weight)))
 			goto out;
-		plan->nr_hot++;
+		plan->layout.nr_hot++;
 		fl.cur = target + h->size;
 		fl.push = fl.growth;
 	}
-	plan->size = fl.cur;
+	plan->layout.block_size = fl.cur;
 	/* the holes plan-room.c left are growth's padding, as far as the fill left them */
-	if (plan->pad - plan->pad_growth < plan->room_extra)
-		plan->pad_growth = plan->pad;
+	if (plan->layout.pad - plan->layout.pad_growth < plan->room_extra)
+		plan->layout.pad_growth = plan->layout.pad;
 	else
-		plan->pad_growth += plan->room_extra;
+		plan->layout.pad_growth += plan->room_extra;
 	/*
 	 * The budget is not enforced by moving hot units off their slots: at
 	 * the capacity edge one misplaced unit costs more than any padding.

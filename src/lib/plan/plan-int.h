@@ -114,7 +114,7 @@ struct planner {
 	size_t nr_spans, cap_spans;
 	uint64_t limit;		/* block bytes available to hot units */
 	uint64_t fit_slack;	/* the smallest cache's bytes past them, if they fit it packed */
-	uint64_t growth;	/* any one unit may grow this much (plan->growth): the methods
+	uint64_t growth;	/* any one unit may grow this much (plan->layout.growth): the methods
 				 * place without it, cachepin_plan_room() makes its room */
 	/* the exact simulation's scratch */
 	uint64_t *heap;
@@ -183,7 +183,7 @@ static inline uint64_t item_addr_at(const struct planner *pl, const struct sitem
 /* Where the fixed code at A is in a relink with PLAN (the kernel's tail moves). */
 static inline uint64_t tail_addr(const struct cachepin_plan *plan, uint64_t a)
 {
-	return a >= plan->tail_from && a < plan->tail_to ? a + plan->tail_shift : a;
+	return a >= plan->layout.tail_from && a < plan->layout.tail_to ? a + plan->layout.tail_shift : a;
 }
 
 /* Distance between the phases tried for H: its alignment, 16 at least, a way span at most. */

@@ -139,7 +139,7 @@ int cachepin_plan_keep_prev(struct planner *pl, struct cachepin_plan *plan)
 	size_t nm = 0, i;
 	int err;
 
-	if (al->block_align != plan->block_align)
+	if (al->block_align != plan->layout.block_align)
 		return -EXDEV;	/* its offsets are not this plan's sets */
 	mt = malloc((al->nr + 1) * sizeof(*mt));
 	if (!mt || (err = hot_keys(pl, &keys[0], false)) ||
@@ -221,7 +221,7 @@ void cachepin_plan_keep_count(const struct planner *pl, struct cachepin_plan *pl
 
 static int cmp_pu_off(const void *a, const void *b)
 {
-	const struct cachepin_plan_unit *x = a, *y = b;
+	const struct cachepin_layout_unit *x = a, *y = b;
 
 	return (x->off > y->off) - (x->off < y->off);
 }
@@ -237,8 +237,8 @@ int cachepin_plan_as_linked(const struct cachepin_model *m, struct cachepin_plan
 	    cachepin_binary__sym_value(bin, "__cachepin_end", &end) || end <= start)
 		return 1;
 	w = calloc(bin->nr_units + 1, sizeof(*w));
-	plan->units = calloc(bin->nr_units + 1, sizeof(*plan->units));
-	if (!w || !plan->units) {
+	plan->layout.units = calloc(bin->nr_units + 1, sizeof(*plan->layout.units));
+	if (!w || !plan->layout.units) {
 		free(w);
 		return -ENOMEM;
 	}
@@ -253,22 +253,22 @@ int cachepin_plan_as_linked(const struct cachepin_model *m, struct cachepin_plan
 
 		if (!u->size || u->addr < start || u->addr + u->size > end)
 			continue;
-		plan->units[n++] = (struct cachepin_plan_unit){
+		plan->layout.units[n++] = (struct cachepin_layout_unit){
 			.unit = (uint32_t)i, .off = u->addr - start, .size = u->size,
 			.align = u->align ? u->align : 1, .hot = w[i] > 0, .weight = w[i],
 		};
 		used += u->size;
 		if (w[i] > 0)
-			plan->nr_hot++;
+			plan->layout.nr_hot++;
 		else
-			plan->nr_fill++;
+			plan->layout.nr_fill++;
 	}
 	free(w);
-	sort_n(plan->units, n, sizeof(*plan->units), cmp_pu_off);
-	plan->nr_units = n;
-	plan->base = start;
-	plan->size = end - start;
-	plan->pad = plan->size > used ? plan->size - used : 0;
+	sort_n(plan->layout.units, n, sizeof(*plan->layout.units), cmp_pu_off);
+	plan->layout.nr_units = n;
+	plan->layout.block_start = start;
+	plan->layout.block_size = end - start;
+	plan->layout.pad = plan->layout.block_size > used ? plan->layout.block_size - used : 0;
 	plan->as_linked = true;
 	return 0;
 }

@@ -40,8 +40,8 @@ static int setup_geos(struct planner *pl, struct cachepin_plan *plan, uint32_t *
 			*maxways = o->caches[i].ways;
 	}
 	/* offsets repeat their sets, in every geometry, after the largest way span */
-	plan->block_align = cachepin_plan_block_align(o);
-	pl->span_bytes = plan->block_align;
+	plan->layout.block_align = cachepin_plan_block_align(o);
+	pl->span_bytes = plan->layout.block_align;
 	return 0;
 }
 
@@ -125,9 +125,9 @@ static void setup_tail(struct planner *pl, struct cachepin_plan *plan, uint64_t 
 	}
 	if (!t)
 		return;
-	plan->tail_from = t->addr;
-	plan->tail_to = bin->secs[t->outsec].addr + bin->secs[t->outsec].size;
-	plan->tail_shift = align_up(t->addr, plan->block_align) - t->addr;
+	plan->layout.tail_from = t->addr;
+	plan->layout.tail_to = bin->secs[t->outsec].addr + bin->secs[t->outsec].size;
+	plan->layout.tail_shift = align_up(t->addr, plan->layout.block_align) - t->addr;
 }
 
 /*
@@ -213,7 +213,7 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 	 * where there is room for growth of a line or more, and the room
 	 * is made after them (plan-room.c) without a change of set.
 	 */
-	plan->growth = pl->growth = room ? o->growth : 0;
+	plan->layout.growth = pl->growth = room ? o->growth : 0;
 	for (i = 0; i < pl->nr_hu; i++) {
 		struct hunit *h = &pl->hu[i];
 
@@ -222,8 +222,8 @@ static int setup_hot(struct planner *pl, struct cachepin_plan *plan, int32_t *un
 		unit_hu[h->unit] = (int32_t)i;
 		hot_bytes += h->room;
 	}
-	plan->base = align_up(lowest, plan->block_align);
-	pl->base = plan->base;
+	plan->layout.block_start = align_up(lowest, plan->layout.block_align);
+	pl->base = plan->layout.block_start;
 	setup_tail(pl, plan, lowest);
 	/* room: the hot bytes plus a way span of freedom, in whole way spans */
 	pl->limit = align_up(hot_bytes + hot_bytes / 4, pl->span_bytes) + pl->span_bytes;
@@ -326,7 +326,7 @@ static void setup_items(struct planner *pl, struct cachepin_plan *plan, const in
 		 * stay): searched, it is far from any block, so that no line
 		 * of the block is taken for one of the tail's.
 		 */
-		if (f->addr + mi->off >= plan->tail_from && f->addr + mi->off < plan->tail_to)
+		if (f->addr + mi->off >= plan->layout.tail_from && f->addr + mi->off < plan->layout.tail_to)
 			pl->it[nit].addr += TAIL_FAR;
 		nit++;
 		plan->nr_unplaceable++;

@@ -124,9 +124,9 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 		/* emit order, cold fill, padding */
 		err = cachepin_plan_fill(&pl, plan, has(method, METHOD_IN_PLACE));
 	/* a block that grew past the tail's start pushes it by whole block alignments */
-	if (!err && plan->tail_to && plan->base + plan->size > plan->tail_from + plan->tail_shift)
-		plan->tail_shift += align_up(plan->base + plan->size - plan->tail_from - plan->tail_shift,
-					     plan->block_align);
+	if (!err && plan->layout.tail_to && plan->layout.block_start + plan->layout.block_size > plan->layout.tail_from + plan->layout.tail_shift)
+		plan->layout.tail_shift += align_up(plan->layout.block_start + plan->layout.block_size - plan->layout.tail_from - plan->layout.tail_shift,
+					     plan->layout.block_align);
 	if (!err && o->prev)
 		cachepin_plan_keep_count(&pl, plan);
 	plan->seed = seed;
@@ -136,6 +136,26 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	cachepin_plan_free(&pl);
 	if (pg)
 		pg->at += pg->cur;
+	return err;
+}
+
+/*
+ * Where every function of BIN goes with PLAN's block, into L (its own
+ * arrays, no units: the block's are PLAN's): 0 or -ENOMEM.
+ */
+static int plan_placed(const struct cachepin_plan *plan, const struct cachepin_binary *bin,
+		       struct cachepin_layout *l)
+{
+	int err;
+
+	*l = plan->layout;
+	l->delta = NULL;
+	l->known = NULL;
+	err = cachepin_layout__place(l, bin);
+	l->units = NULL;
+	l->nr_units = 0;
+	if (err)
+		cachepin_layout__release(l);
 	return err;
 }
 
@@ -154,7 +174,7 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 	size_t i;
 	int err = 0;
 
-	if (plan && cachepin_plan__layout(plan, m->bin, &l))
+	if (plan && plan_placed(plan, m->bin, &l))
 		return -ENOMEM;
 	if (v)
 		*v = 0;
@@ -218,10 +238,10 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 	size_t gi, i, n;
 	int ok = 1;
 
-	if (!planned || !lines || cachepin_plan__layout(plan, bin, &l))
+	if (!planned || !lines || plan_placed(plan, bin, &l))
 		ok = -1;
-	for (i = 0; ok > 0 && i < plan->nr_units; i++)
-		planned[plan->units[i].unit] = true;
+	for (i = 0; ok > 0 && i < plan->layout.nr_units; i++)
+		planned[plan->layout.units[i].unit] = true;
 	for (i = 0; ok > 0 && i < m->nr_items; i++) {
 		const struct cachepin_func *f = &bin->funcs[m->items[i].func];
 
@@ -238,9 +258,9 @@ static int every_line_fits(const struct cachepin_model *m, const struct cachepin
 			ok = -1;
 			break;
 		}
-		for (i = 0; i < plan->nr_units; i++) {
-			const struct cachepin_plan_unit *pu = &plan->units[i];
-			uint64_t a = plan->base + pu->off, z = a + pu->size;
+		for (i = 0; i < plan->layout.nr_units; i++) {
+			const struct cachepin_layout_unit *pu = &plan->layout.units[i];
+			uint64_t a = plan->layout.block_start + pu->off, z = a + pu->size;
 
 			if (!pu->hot || !pu->size)
 				continue;
@@ -299,7 +319,7 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 			return err;
 		}
 		/* the link's own sets pay what the link had between them */
-		if (!err && !has(method, METHOD_IN_PLACE) && p.pad - p.pad_growth > p.pad_budget)
+		if (!err && !has(method, METHOD_IN_PLACE) && p.layout.pad - p.layout.pad_growth > p.pad_budget)
 			cd->over_pad = true;
 		if (!err) {
 			int roomy = every_line_fits(o->folds[f][0], o, &p);
@@ -308,7 +328,7 @@ static int try_variant(const struct cachepin_plan_opts *o, enum cachepin_plan_me
 				cachepin_plan__release(&p);
 				return -ENOMEM;
 			}
-			cd->bytes += p.size - p.room_extra;
+			cd->bytes += p.layout.block_size - p.room_extra;
 			cd->roomy = roomy > 0 && (f == 0 || cd->roomy);
 		}
 		cachepin_plan__release(&p);
@@ -749,12 +769,12 @@ again:
 	 */
 	if (method == CACHEPIN_PLAN_KEEP && choice.nr_folds &&
 	    (!choice.cands[method].eligible || choice.planned_link)) {
-		plan->block_align = cachepin_plan_block_align(o);
+		plan->layout.block_align = cachepin_plan_block_align(o);
 		plan->method = method;
 		runs = 0;
 		if ((err = cachepin_plan_as_linked(m, plan)) < 0)
 			goto fail;
-		plan->unchanged = err > 0;
+		plan->layout.unchanged = err > 0;
 		err = 0;
 	}
 	/* restarts: each a full search; the full model of every geometry judges */
@@ -762,7 +782,7 @@ again:
 		pg.total = pg.at + 1;
 	else if ((err = restarts_run(m, o, method, &var, runs, &pg, plan, planned)))
 		goto fail;
-	if (runs && choice.nr_folds && choice.cands[method].eligible && !plan->unchanged &&
+	if (runs && choice.nr_folds && choice.cands[method].eligible && !plan->layout.unchanged &&
 	    !(choice.cands[method].roomy && !choice.exact))
 		whole_verdict(o, planned, whole, &choice.cands[method]);
 	if (runs && choice.cands[method].whole_harms) {
@@ -779,7 +799,7 @@ again:
 	plan->exact = m->exact;
 	memcpy(plan->link_misses, choice.link_misses, sizeof(plan->link_misses));
 	memcpy(plan->cands, choice.cands, sizeof(plan->cands));
-	if ((err = plan_evals(m, o, plan, &pg)))
+	if ((err = plan_evals(m, o, plan, &pg)) || (err = cachepin_layout__place(&plan->layout, m->bin)))
 		goto fail;
 	return 0;
 fail:
@@ -791,45 +811,8 @@ void cachepin_plan__release(struct cachepin_plan *plan)
 {
 	if (!plan)
 		return;
-	free(plan->units);
+	cachepin_layout__release(&plan->layout);
 	free(plan->evals);
 	memset(plan, 0, sizeof(*plan));
 }
 
-static void layout_at(struct cachepin_layout *l, size_t f, uint64_t to)
-{
-	l->delta[f] = (int64_t)(to - l->bin->funcs[f].addr);
-	l->known[f] = l->known[f] || l->delta[f];
-}
-
-int cachepin_plan__layout(const struct cachepin_plan *plan, const struct cachepin_binary *bin,
-			  struct cachepin_layout *l)
-{
-	size_t i, j;
-
-	memset(l, 0, sizeof(*l));
-	l->bin = bin;
-	l->delta = calloc(bin->nr_funcs + 1, sizeof(*l->delta));
-	l->known = calloc(bin->nr_funcs + 1, sizeof(*l->known));
-	if (!l->delta || !l->known) {
-		cachepin_layout__release(l);
-		return -ENOMEM;
-	}
-	for (i = 0; i < bin->nr_funcs; i++)
-		layout_at(l, i, tail_addr(plan, bin->funcs[i].addr));
-	for (i = 0; i < plan->nr_units; i++) {
-		const struct cachepin_unit *u = &bin->units[plan->units[i].unit];
-
-		for (j = 0; j < u->nr_funcs; j++) {
-			const struct cachepin_func *f = &bin->funcs[u->first_func + j];
-
-			layout_at(l, u->first_func + j, plan->base + plan->units[i].off + (f->addr - u->addr));
-			l->known[u->first_func + j] = true;
-		}
-	}
-	for (l->nr_known = 0, i = 0; i < bin->nr_funcs; i++)
-		l->nr_known += l->known[i];
-	l->block_start = plan->base;
-	l->block_size = plan->size;
-	return 0;
-}
