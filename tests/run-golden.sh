@@ -377,6 +377,14 @@ $CACHEPIN whatif -c 1K:2:32 -m golden.map --plan plan.align golden hot.txt > wp.
 testrun_compare sed -n 4p wp.out <<'EOF'
 modelled misses: LRU 17 -> 17 (+0.0 %), pseudo-random 17 -> 17 (+0.0 %); fully associative 17 -> 17
 EOF
+# written for a smaller cache, the plan's block keeps its own alignment:
+# the sets of the cache it was planned for (a 256-byte way span would
+# lower it to 0x100)
+$CACHEPIN whatif -c 512:2:32 -m golden.map --plan plan.align -o wp.lds golden hot.txt "pad csum 16" \
+	> /dev/null 2> wp.err || { cat wp.err >&2; fail "whatif --plan -o failed"; }
+testrun_compare grep -m1 'ALIGN' wp.lds <<'EOF'
+. = ALIGN(0x200);
+EOF
 # edits from a file, comments and blank lines skipped; a bad one is
 # named by its line, and nothing is written
 printf '# a commit grows route\ngrow route 48\n\npad csum 16 # and so on\nalign zzz 8\n' > edits.txt

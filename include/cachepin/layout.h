@@ -175,7 +175,8 @@ int cachepin_relink__layout(const struct cachepin_relink *r, struct cachepin_lay
  * start of the main text of the output section that changed to the last
  * unit that moved or changed size, each at its offset, hot where model M
  * has weight; the block aligned as far as its start address is, up to
- * MAX_ALIGN (the largest way span).  L->unchanged when nothing moved.
+ * MAX_ALIGN (the largest way span) or, for R from a plan, the plan's
+ * block alignment if that is more.  L->unchanged when nothing moved.
  * 0 or -ENOMEM.
  */
 struct cachepin_model;

@@ -209,10 +209,15 @@ static int whatif_write(const struct whatif_args *a, const struct whatif_run *w)
 	struct cachepin_emit_info info = { .version = cachepin_version(), .standalone = a->lo.standalone };
 	struct tool_link_layout l = { &out, w->m, &a->in.caches[0], &info };
 	struct tool_outputs os = { .n = 0 };
+	uint64_t span = 0;
 	size_t i;
 	int rc;
 
-	if (cachepin_relink__block(&w->r, w->m, a->in.caches[0].way_span, &out))
+	/* the block keeps the sets of every cache asked for */
+	for (i = 0; i < a->in.nr_caches; i++)
+		if (a->in.caches[i].way_span > span)
+			span = a->in.caches[i].way_span;
+	if (cachepin_relink__block(&w->r, w->m, span, &out))
 		return tool_error("out of memory");
 	cachepin_binary__build_id_str(w->bin, info.build_id);
 	info.profile_digest = cachepin_profile__digest(w->s->load.profile);

@@ -641,7 +641,8 @@ int cachepin_relink__block(const struct cachepin_relink *r, const struct cachepi
 		if (m->items[i].func < bin->nr_funcs)
 			w[m->items[i].func] += m->items[i].weight;
 	l->block_start = r->addr[r->order[first]];
-	l->block_align = low_bit(l->block_start, max_align);
+	/* a plan's block keeps the plan's alignment: its sets in every cache it was planned for */
+	l->block_align = low_bit(l->block_start, r->block_align > max_align ? r->block_align : max_align);
 	for (i = first; i <= last; i++) {
 		uint32_t u = r->order[i];
 		const struct cachepin_unit *un = &bin->units[u];
