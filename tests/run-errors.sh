@@ -277,6 +277,14 @@ hint: lru, random or rr (round-robin)
 EOF
 	[ ! -s policy.out ] || fail "score -c 4K:4:32:$p printed a report"
 done
+# an unknown plan method: the hint lists every method of the library's table
+rc=0; $CACHEPIN plan --method search,bogus hotfuncs good.prof > method.out 2> method.err || rc=$?
+[ $rc = 129 ] || fail "plan --method search,bogus must exit 129 (got $rc)"
+testrun_compare cat method.err <<EOF
+cachepin: --method: unknown method 'bogus'
+hint: methods: search, heat, greedy, colour, density, c3, keep, reference, or all
+EOF
+[ ! -s method.out ] || fail "plan --method search,bogus printed a plan"
 # a usage error after options that allocate (--objects, --fixed) frees
 # them: under the sanitizers a leak would change the status
 for c in "profile --objects hotfuncs.o hotfuncs" "check --fixed main hotfuncs" "score --fixed main hotfuncs" \

@@ -48,6 +48,19 @@ struct plan_args {
 	bool whole;
 };
 
+/* "hint: methods: search, heat, ..., or all", from the library's table. */
+static void method_hint(void)
+{
+	char names[256];
+	size_t len = 0, k;
+
+	names[0] = '\0';
+	for (k = 0; k < CACHEPIN_PLAN_NR_METHODS && len < sizeof(names); k++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s, ",
+					cachepin_plan__method_name((enum cachepin_plan_method)k));
+	tool_hint("methods: %sor all", names);
+}
+
 /* A comma list of method names (or "all") into *METHODS. */
 static int parse_methods(const char *arg, unsigned int *methods)
 {
@@ -68,7 +81,7 @@ static int parse_methods(const char *arg, unsigned int *methods)
 		}
 		if (!bit) {
 			tool_error("--method: unknown method '%.*s'", (int)n, p);
-			tool_hint("methods: search, greedy, colour, density, c3, keep, or all");
+			method_hint();
 			return EXIT_USAGE;
 		}
 		*methods |= bit;
@@ -349,12 +362,6 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 }
 
 /*
- * --keep: the previous plan into *PREV and A->po; the search alone
- * places around its units.  0, 1 after the message, or EXIT_USAGE.
- * Its alignment file may be an output: read whole first, it is
- * replaced only when the new plan is written.
- */
-/*
  * A plan of another program keeps nothing: most of its hot functions are
  * not in BIN at all (a rebuild keeps their names).  Said, not refused.
  */
@@ -376,6 +383,12 @@ static void prev_other(const char *path, const struct cachepin_align *al, const 
 	}
 }
 
+/*
+ * --keep: the previous plan into *PREV and A->po; the search alone
+ * places around its units.  0, 1 after the message, or EXIT_USAGE.
+ * Its alignment file may be an output: read whole first, it is
+ * replaced only when the new plan is written.
+ */
 static int plan_prev(struct plan_args *a, struct cachepin_align **prev, const struct cachepin_binary *bin)
 {
 	const unsigned int search = 1u << CACHEPIN_PLAN_SEARCH | 1u << CACHEPIN_PLAN_GREEDY;
