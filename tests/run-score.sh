@@ -37,6 +37,15 @@ check_sets() {	# BINARY NM CACHE SETS: per-set hot-line counts agree with nm
 
 arm-linux-gnueabihf-gcc -O2 -marm -static -ffunction-sections -Wl,-Map=arm.map -o natsim-arm "$src"
 check_sets natsim-arm arm-linux-gnueabihf-nm 32K:4:32 256
+# every policy of the library's table, in the totals and in each set
+testrun_compare jq -c '.caches[0] | [(.misses | keys_unsorted), (.sets_detail[0] | keys_unsorted)]' natsim-arm.json <<'EOF'
+[["lru","random","round-robin","optimal","fully_associative_lru","fully_associative_optimal","conflict"],["set","lines","weight","lru","random","round-robin","optimal","fully_associative_lru"]]
+EOF
+# and a diff's, the online ones (no Belady)
+$CACHEPIN diff --json --cache 32K:4:32 natsim-arm natsim-arm hot.txt > diff.json || fail "diff --json failed"
+testrun_compare jq -c '.caches[0] | [(.old | keys_unsorted), (.new | keys_unsorted)]' diff.json <<'EOF'
+[["lru","random","round-robin","fully_associative_lru"],["lru","random","round-robin","fully_associative_lru"]]
+EOF
 check_sets natsim-arm arm-linux-gnueabihf-nm cortex-a9-16k 128
 mips-linux-gnu-gcc -O2 -static -ffunction-sections -Wl,-Map=mips.map -o natsim-mips "$src"
 readelf -h natsim-mips | grep -q 'big endian' || fail "MIPS build is not big-endian"

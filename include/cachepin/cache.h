@@ -10,7 +10,7 @@
 #include "cachepin/cachepin.h"
 
 /*
- * The replacement policies: the keys of one table (src/lib/model/repl.c)
+ * The replacement policies: the keys of one table (src/lib/model/cache.c)
  * that holds each policy's names, description and simulator steps.
  */
 enum cachepin_repl {

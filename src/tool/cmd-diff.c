@@ -252,11 +252,15 @@ void tool_diff_text(const struct cachepin_score *os, const struct cachepin_score
 	}
 }
 
+/* The misses of every policy a diff simulates (the online ones: no Belady). */
 static void json_misses(struct tool_json *j, const char *key, const struct cachepin_score *s)
 {
+	enum cachepin_repl rp;
+
 	tool_json_open(j, key, '{', true);
-	tool_json_u64(j, "lru", s->miss[CACHEPIN_REPL_LRU]);
-	tool_json_u64(j, "random", s->miss[CACHEPIN_REPL_RANDOM]);
+	for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
+		if (cachepin_repl__online(rp))
+			tool_json_u64(j, cachepin_repl_name(rp), s->miss[rp]);
 	tool_json_u64(j, "fully_associative_lru", s->miss_fa_lru);
 	tool_json_close(j);
 }

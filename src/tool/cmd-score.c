@@ -342,6 +342,7 @@ static void json_misses(struct tool_json *j, const struct cachepin_score *s)
 
 static void json_sets(struct tool_json *j, const struct cachepin_score *s)
 {
+	enum cachepin_repl rp;
 	uint32_t set;
 
 	tool_json_open(j, "sets_detail", '[', false);
@@ -354,9 +355,8 @@ static void json_sets(struct tool_json *j, const struct cachepin_score *s)
 		tool_json_u64(j, "set", set);
 		tool_json_u64(j, "lines", ss->lines);
 		tool_json_num(j, "weight", -6, ss->weight);
-		tool_json_u64(j, "lru", ss->miss[CACHEPIN_REPL_LRU]);
-		tool_json_u64(j, "random", ss->miss[CACHEPIN_REPL_RANDOM]);
-		tool_json_u64(j, "optimal", ss->miss[CACHEPIN_REPL_OPT]);
+		for (rp = 0; rp < CACHEPIN_REPL__NR; rp++)
+			tool_json_u64(j, cachepin_repl_name(rp), ss->miss[rp]);
 		tool_json_u64(j, "fully_associative_lru", ss->miss_fa);
 		tool_json_close(j);
 	}
