@@ -70,6 +70,8 @@ struct cachepin_binary {
 	uint16_t machine;	/* EM_* */
 	const char *arch;	/* "arm", "mips", "x86_64", "aarch64", ... */
 	bool relocatable;	/* ET_REL: addresses are laid out as ld would, from 0 */
+	bool kmodule;		/* a Linux kernel module (.ko): laid out as the kernel
+				 * loads it, its text from 0, init code apart */
 	uint8_t build_id[64];
 	size_t build_id_len;
 

@@ -8,7 +8,8 @@
  * Symbols: those of .symtab (the first one in the file), or of .dynsym
  * for a stripped binary; not the undefined, section, file and nameless
  * ones.  An ET_REL file's sections are laid out from 0 as ld would,
- * executable ones first, and its symbols moved with them.
+ * executable ones first, and its symbols moved with them; a kernel
+ * module's as the kernel loads it (read_sections()).
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -56,6 +57,45 @@ static int elf_open(struct elf_ctx *c, const char *path, int fd, GElf_Ehdr *eh)
 /* ------------------------------------------------------------------ */
 /* Sections, segments, build-id                                       */
 
+/* Is section I of C named NAME? */
+static bool section_named(struct elf_ctx *c, size_t shstrndx, size_t i, const char *name)
+{
+	Elf_Scn *scn = elf_getscn(c->elf, i);
+	const char *s;
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	s = elf_strptr(c->elf, shstrndx, sh.sh_name);
+	return s && !strcmp(s, name);
+}
+
+/*
+ * Which pass lays out an allocated section: 0 the executable ones, 1 a
+ * kernel module's init code, 2 the rest.  A linked file's sections are
+ * all taken in pass 0, at their addresses.
+ */
+static int section_pass(const struct cachepin_binary *bin, const char *name, bool exec)
+{
+	if (!bin->relocatable)
+		return 0;
+	if (!exec)
+		return 2;
+	/* kernel/module/main.c module_init_section(): ".init*" goes apart */
+	return bin->kmodule && !strncmp(name, ".init", 5) ? 1 : 0;
+}
+
+/*
+ * A kernel module's text (kernel/module/main.c layout_sections(), Linux
+ * 6.1): the executable allocated sections in the order of the section
+ * headers, each at the next multiple of its alignment from 0, the start
+ * of its page-aligned allocation; init code (".init*") in an allocation
+ * of its own, which is put here a page after the end of the rest; exit
+ * code stays in place (CONFIG_MODULE_UNLOAD).  ARM's .plt, sized only
+ * at load time, is taken at its size in the file.
+ */
+#define KMODULE_INIT_GAP 4096
+
 static int read_sections(struct elf_ctx *c)
 {
 	struct cachepin_binary *bin = c->bin;
@@ -72,9 +112,14 @@ static int read_sections(struct elf_ctx *c)
 		return -ENOMEM;
 	for (i = 0; i <= c->shnum; i++)
 		c->sec_of[i] = -1;
+	/* modpost's __this_module: in a .ko and nowhere else */
+	for (i = 1; bin->relocatable && !bin->kmodule && i < c->shnum; i++)
+		bin->kmodule = section_named(c, shstrndx, i, ".gnu.linkonce.this_module");
 
 	/* ET_REL: executable sections first, from 0, as ld would; then the rest. */
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 3; pass++) {
+		if (pass == 1 && bin->kmodule)
+			rel_addr = (rel_addr + 2 * KMODULE_INIT_GAP - 1) & ~(uint64_t)(KMODULE_INIT_GAP - 1);
 		for (i = 1; i < c->shnum; i++) {
 			Elf_Scn *scn = elf_getscn(c->elf, i);
 			struct cachepin_section *s;
@@ -89,9 +134,9 @@ static int read_sections(struct elf_ctx *c)
 			if (!(sh.sh_flags & SHF_ALLOC))
 				continue;
 			exec = sh.sh_flags & SHF_EXECINSTR;
-			if (bin->relocatable ? (pass == 0) != exec : pass == 1)
-				continue;
 			name = elf_strptr(c->elf, shstrndx, sh.sh_name);
+			if (section_pass(bin, name ? name : "", exec) != pass)
+				continue;
 			if (GROW(bin->secs, cap, bin->nr_secs + 1))
 				return -ENOMEM;
 			s = &bin->secs[bin->nr_secs];
