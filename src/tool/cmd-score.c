@@ -160,7 +160,10 @@ static int object_misses(const struct report *r, const struct cachepin_score *s,
 	return k;
 }
 
-/* "  shared libraries (fixed): libc.so.6 26 LRU misses, 76.5 % of all (52.8 % of the samples); ..." */
+/*
+ * "  shared libraries (fixed): libc.so.6 26 LRU misses, 76.5 % of all (52.8 % of the samples); ..."
+ * (a kernel's: "modules (fixed)")
+ */
 static int text_objects(FILE *f, const struct report *r, const struct cachepin_score *s)
 {
 	const struct cachepin_profile *p = r->prof;
@@ -170,7 +173,7 @@ static int text_objects(FILE *f, const struct report *r, const struct cachepin_s
 
 	if (k <= 0)
 		return k;
-	fprintf(f, "  shared libraries (fixed):");
+	fprintf(f, "  %s (fixed):", cachepin_binary__is_kernel(r->bin) ? "modules" : "shared libraries");
 	for (i = 0; i < p->nr_objects; i++) {
 		if (!pages[i])
 			continue;

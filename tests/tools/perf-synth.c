@@ -3,8 +3,8 @@
  * perf-synth: write a large, valid perf.data of kernel samples on the
  * functions of an ELF, for the benchmark.
  *
- *   perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-v]
- *              VMLINUX OUT
+ *   perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE]
+ *              [-m MODULE@ADDR] [-v] VMLINUX OUT
  *
  * The file is what 'perf record -e cpu-clock -a -g' writes on a router
  * (little-endian file mode): one cpu-clock attr with sample_type
@@ -14,7 +14,11 @@
  * 1000000) of period 250000, FINISHED_ROUND records between batches, and
  * an EVENT_DESC feature naming the event.  -C adds a CACHE feature (as
  * perf writes it from sysfs) of two level-1 caches, Data and
- * Instruction, both of that geometry, whatever it is.
+ * Instruction, both of that geometry, whatever it is.  -m adds a kernel
+ * module's MMAP, as perf synthesizes one for each module loaded when it
+ * starts (the module's file name, its text's load address ADDR, 16 KiB,
+ * pgoff 0), and makes every 8th sample a hit in it, at the offsets of
+ * mod_offs[] in turn, called from the entry path's second function.
  *
  * Samples are deterministic for a SEED: leaf functions follow a Zipf
  * distribution (EXPONENT, default 1.1) over a shuffled order of the functions (so hot code is
@@ -227,6 +231,28 @@ static void write_kernel_mmap(const char *ref_sym, uint64_t ref, uint64_t end)
 	put(rec, 40 + n + TRAILER_SIZE);
 }
 
+/* A module's text: its length, and where samples hit it (offsets, in turn). */
+#define MOD_LEN 0x4000
+static const uint64_t mod_offs[] = { 0x40, 0x44, 0x40, 0x1080, 0x3ffc };
+
+static void write_module_mmap(const char *name, uint64_t start)
+{
+	uint8_t rec[40 + 4096 + TRAILER_SIZE], *p;
+	size_t n;
+
+	if (strlen(name) >= 4000)
+		die("module name too long");
+	n = pad_str(rec + 40, name);
+	p = st_hdr(rec, REC_MMAP, CPUMODE_KERNEL, 40 + n + TRAILER_SIZE);
+	p = st32(p, UINT32_MAX);	/* pid -1: the kernel */
+	p = st32(p, 0);
+	p = st64(p, start);
+	p = st64(p, MOD_LEN);
+	st64(p, 0);
+	memset(rec + 40 + n, 0, TRAILER_SIZE);
+	put(rec, 40 + n + TRAILER_SIZE);
+}
+
 static void write_comm(uint32_t pid, const char *comm)
 {
 	uint8_t rec[64 + TRAILER_SIZE], *p;
@@ -283,7 +309,9 @@ static uint64_t call_site(const struct cachepin_binary *bin, const struct node *
 int main(int argc, char **argv)
 {
 	const char *usage =
-		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-v] VMLINUX OUT\n";
+		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-m MODULE@ADDR] [-v] VMLINUX OUT\n";
+	const char *mod_name = NULL;
+	uint64_t mod_addr = 0, mod_samples = 0;
 	uint64_t nr_samples = 1000000, seed = 1, rng, t, ids[64], ref, end = 0;
 	uint64_t ids_off, attrs_off, data_off, data_end, hist[MAX_CALLERS + 1] = { 0 };
 	unsigned int ncpus = 2, i, verbose = 0, proc_total = 0;
@@ -298,7 +326,7 @@ int main(int argc, char **argv)
 	uint64_t k;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s:c:z:C:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:z:C:m:v")) != -1) {
 		char *e;
 
 		switch (opt) {
@@ -327,6 +355,18 @@ int main(int argc, char **argv)
 				   &junk) != 3 || !cache_geom[0])
 				die("bad cache '%s' (SETS:WAYS:LINE)", optarg);
 			break;
+		case 'm': {
+			char *at = strrchr(optarg, '@');
+
+			if (!at || at == optarg)
+				die("bad module '%s' (NAME@ADDR)", optarg);
+			*at = '\0';
+			mod_addr = strtoull(at + 1, &e, 0);
+			if (*e || !at[1] || mod_addr % 4096)
+				die("bad module address '%s' (a page)", at + 1);
+			mod_name = optarg;
+			break;
+		}
 		case 'v':
 			verbose = 1;
 			break;
@@ -433,6 +473,8 @@ int main(int argc, char **argv)
 	put(attr, sizeof(attr));
 
 	write_kernel_mmap(ref_sym, ref, (end + 0xfff) & ~0xfffULL);
+	if (mod_name)
+		write_module_mmap(mod_name, mod_addr);
 	for (i = 0; i < NR_PROCS; i++) {
 		write_comm(procs[i].pid, procs[i].comm);
 		proc_total += procs[i].weight;
@@ -462,6 +504,12 @@ int main(int argc, char **argv)
 			ip = f->addr + nodes[leaf].hot_off[(r >> 1) & 1];
 		else
 			ip = f->addr + 4 * ((r >> 2) % (f->size / 4));
+		if (mod_name && k % 8 == 7) {
+			/* in the module, called where the entry path's first function calls its second */
+			ip = mod_addr + mod_offs[(k / 8) % (sizeof(mod_offs) / sizeof(mod_offs[0]))];
+			leaf = 1;
+			mod_samples++;
+		}
 		r = splitmix(&rng);
 		callers = MIN_CALLERS + r % (MAX_CALLERS - MIN_CALLERS + 1);
 		r /= MAX_CALLERS - MIN_CALLERS + 1;
@@ -535,6 +583,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perf-synth: %" PRIu64 " samples on %u of %zu functions, "
 			"%" PRIu64 " bytes of data, kernel %s at %#" PRIx64 "\n",
 			nr_samples, nr, bin->nr_funcs, data_end - data_off, ref_sym, ref);
+		if (mod_name)
+			fprintf(stderr, "perf-synth: %" PRIu64 " samples in '%s' at %#" PRIx64 "\n",
+				mod_samples, mod_name, mod_addr);
 		fprintf(stderr, "perf-synth: callers per sample:");
 		for (i = 0; i <= MAX_CALLERS; i++)
 			if (hist[i])

@@ -25,7 +25,7 @@
 
 #define REGION (1ULL << 24)	/* every L1 way span is far smaller */
 
-static const char OCC_WHY[] = "code of a shared library: its sets are where the loader maps it";
+static const char OCC_WHY[] = "code of a shared library or a kernel module: its sets are where it is loaded";
 
 /* The object of a page function "[NAME+0xPAGE]" of P, and the page. */
 static const struct cachepin_pobject *page_of(const struct cachepin_profile *p, const char *fn,
@@ -137,6 +137,7 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 	bool nobase = false;
 	char *names = NULL;
 	enum cachepin_print_level lvl;
+	bool kernel;
 	FILE *f;
 
 	if (!p->nr_objects || !p->nr_samples)
@@ -171,11 +172,17 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 	}
 	if (!pages)
 		return;
+	kernel = cachepin_binary__is_kernel(bin);
 	lvl = libs >= all / 100 ? CACHEPIN_WARN : CACHEPIN_INFO;
-	cachepin_pr(lvl, "'%s': %zu hot pages of shared libraries are fixed occupants of their sets "
-		    "(above %u bytes %s)\n", path, pages, CACHEPIN_PROFILE_PAGE,
-		    nobase ? "their sets are not known: taken as if loaded at 0" :
+	cachepin_pr(lvl, "'%s': %zu hot pages of %s are fixed occupants of their sets "
+		    "(above %u bytes %s)\n", path, pages, kernel ? "modules" : "shared libraries",
+		    CACHEPIN_PROFILE_PAGE, nobase ? "their sets are not known: taken as if loaded at 0" :
+		    kernel ? "as loaded in this recording; another boot or load order may put them elsewhere" :
 		    "as loaded in this recording; another run may load them elsewhere");
-	cachepin_pr(lvl, "hint: a shared library's code cannot move; link the program statically "
-		    "(-static) for the plan to place it\n");
+	if (kernel)
+		cachepin_pr(lvl, "hint: a module's code is not planned; build it into the kernel (=y) "
+			    "for the plan to place it\n");
+	else
+		cachepin_pr(lvl, "hint: a shared library's code cannot move; link the program statically "
+			    "(-static) for the plan to place it\n");
 }

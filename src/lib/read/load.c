@@ -619,7 +619,8 @@ static int add_occupants(const struct cachepin_profile *p, struct cachepin_binar
 		return err;
 	}
 	if (n)
-		pr_info("'%s': %zu pages of shared libraries added as fixed occupants\n", bin->path, n);
+		pr_info("'%s': %zu pages of %s added as fixed occupants\n", bin->path, n,
+			cachepin_binary__is_kernel(bin) ? "modules" : "shared libraries");
 	return 0;
 }
 

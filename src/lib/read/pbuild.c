@@ -54,6 +54,8 @@ struct pb_object {
 	uint64_t samples, base;		/* base: runtime address of file offset 0 */
 	double weight;
 	bool has_base;
+	bool kmodule;			/* a kernel module of a kernel's profile: base is
+					 * its text's load address, pages its text's */
 	UT_hash_handle hh;
 };
 
@@ -524,12 +526,30 @@ static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample
  * The object a leaf that matched no function of the binary is in, or NULL
  * if the frame does not say (a hot list's names, an unknown dso).
  */
+/*
+ * A module's file name from its dso: "nf_conntrack.ko" for "[nf_conntrack]"
+ * (a module perf found no file of) and for ".../nf_conntrack.ko.xz", into
+ * BUF of SIZE.
+ */
+static const char *module_name(const char *dso, char *buf, size_t size)
+{
+	const char *b = dso[0] == '[' ? dso + 1 : cachepin_base_name(dso), *ko = strstr(b, ".ko");
+	size_t n = dso[0] == '[' ? strcspn(b, "]") : ko ? (size_t)(ko - b) : strlen(b);
+
+	snprintf(buf, size, "%.*s.ko", (int)n, b);
+	return buf;
+}
+
+/*
+ * The object of frame FR, a leaf outside the binary, by process PID (a
+ * kernel module, KMOD, is the kernel's whatever process ran it).
+ */
 static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
-				      uint32_t pid)
+				      uint32_t pid, bool kmod)
 {
 	const char *name;
 	struct pb_object *o;
-	char *key;
+	char *key, mod[256];
 	size_t i, len;
 
 	if (!fr->dso || !*fr->dso || !strcmp(fr->dso, "[unknown]"))
@@ -538,7 +558,10 @@ static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct c
 	if (fr->dso[0] != '[' &&
 	    (!strcmp(cachepin_base_name(fr->dso), pb->base) || pb_is_alias(pb, fr->dso)))
 		return NULL;
-	name = fr->dso[0] == '[' ? fr->dso : cachepin_base_name(fr->dso);
+	if (kmod)
+		pid = UINT32_MAX;
+	name = kmod ? module_name(fr->dso, mod, sizeof(mod)) :
+	       fr->dso[0] == '[' ? fr->dso : cachepin_base_name(fr->dso);
 	if (pb->last_obj && pb->last_obj->pid == pid && !strcmp(pb->last_obj->name, name))
 		return pb->last_obj;
 	len = strlen(name) + 12;
@@ -563,6 +586,7 @@ static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct c
 		o->key = key;
 		o->name = strchr(key, '/') + 1;
 		o->pid = pid;
+		o->kmodule = kmod;
 		HASH_ADD_KEYPTR(hh, pb->objects, o->key, strlen(o->key), o);
 	}
 	pb->last_obj = o;
@@ -605,7 +629,10 @@ static bool pb_ran(const struct cachepin_pbuild *pb, uint32_t pid)
 static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, uint32_t pid,
 			double w)
 {
-	struct pb_object *o = pb_object_of(pb, fr, pid);
+	/* a kernel's module, where the reader knows the offset into its text */
+	bool kmod = (pb->flags & CACHEPIN_PBUILD_KERNEL) && (fr->flags & CACHEPIN_FRAME_KERNEL) &&
+		    (fr->flags & CACHEPIN_FRAME_HAS_FOFF) && fr->dso && !cachepin_kernel_dso_is_image(fr->dso);
+	struct pb_object *o = pb_object_of(pb, fr, pid, kmod);
 	struct pb_page *pg, key_pg;
 	uint64_t off;
 
@@ -613,7 +640,7 @@ static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame 
 		return pb->err;
 	o->samples++;
 	o->weight += w;
-	if ((fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '[')
+	if (!kmod && ((fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '['))
 		return 0;
 	if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
 		off = fr->file_off;
@@ -669,6 +696,7 @@ int cachepin_pbuild__add_leaves(void *ctx, const struct cachepin_sample *s,
 	leaf = s->frames[0];
 	for (k = 0; k < n; k++) {
 		leaf.ip = s->frames[0].ip + leaf_off[k];
+		leaf.file_off = s->frames[0].file_off + leaf_off[k];
 		fi = pb_resolve(pb, &leaf, 0, &off, &has_off);
 		if (fi < 0) {
 			pb_note_vector(pb, &leaf);
@@ -754,7 +782,10 @@ static int pb_finish_pages(struct cachepin_pbuild *pb, struct cachepin_profile *
 	uint32_t g;
 
 	for (pg = pb->pages; pg; pg = pg->hh.next) {
-		if (!pb_ran(pb, pg->key.obj->pid) || !pg->f.gran)
+		if ((!pg->key.obj->kmodule && !pb_ran(pb, pg->key.obj->pid)) || !pg->f.gran)
+			continue;
+		/* a kernel's profile keeps its modules' pages, a program's its libraries' */
+		if (!(pb->flags & CACHEPIN_PBUILD_USER) != pg->key.obj->kmodule)
 			continue;
 		snprintf(name, sizeof(name), "[%s+0x%" PRIx64 "]", pg->key.obj->name, pg->key.off);
 		HASH_FIND_STR(all, name, m);
@@ -807,7 +838,7 @@ static int pb_finish_objects(struct cachepin_pbuild *pb, struct cachepin_profile
 	for (o = pb->objects; o; o = o->hh.next) {
 		struct cachepin_pobject *po = NULL;
 
-		if (!pb_ran(pb, o->pid))
+		if (!o->kmodule && !pb_ran(pb, o->pid))
 			continue;
 		for (i = 0; i < p->nr_objects; i++)
 			if (!strcmp(p->objects[i].name, o->name))
@@ -826,8 +857,7 @@ static int pb_finish_objects(struct cachepin_pbuild *pb, struct cachepin_profile
 		}
 	}
 	qsort(p->objects, p->nr_objects, sizeof(*p->objects), cmp_pobject);
-	if (!(pb->flags & CACHEPIN_PBUILD_USER))
-		return 0;	/* a kernel's other code: user space, modules; counted only */
+	/* a kernel's user space is counted only */
 	return pb_finish_pages(pb, p);
 }
 

@@ -409,23 +409,33 @@ static int perf_add_kmap(struct cachepin_perf *p, const char *name, uint64_t sta
 	return 0;
 }
 
-static const char *perf_kernel_dso(struct cachepin_perf *p, uint64_t ip)
+/*
+ * The dso of kernel address IP: a module's map (its name, and into *MOD
+ * the map, whose start is the module text's), the kernel image
+ * (KALLSYMS, *MOD NULL), or NULL.
+ */
+static const char *perf_kernel_dso(struct cachepin_perf *p, uint64_t ip,
+				   const struct cachepin_perf_kmap **mod)
 {
 	const struct cachepin_perf_meta *meta = &p->meta;
 	const struct cachepin_perf_kmap *k;
 	size_t i;
 
+	*mod = NULL;
 	if (ip >= p->mod_lo && ip < p->mod_hi) {
 		k = &meta->kmaps[p->kmap_last < meta->nr_kmaps ? p->kmap_last : 0];
 		if ((ssize_t)p->kmap_last != p->kernel_idx &&
-		    ip >= k->start && ip - k->start < k->len)
+		    ip >= k->start && ip - k->start < k->len) {
+			*mod = k;
 			return k->name;
+		}
 		for (i = 0; i < meta->nr_kmaps; i++) {
 			k = &meta->kmaps[i];
 			if ((ssize_t)i == p->kernel_idx)
 				continue;
 			if (ip >= k->start && ip - k->start < k->len) {
 				p->kmap_last = i;
+				*mod = k;
 				return k->name;
 			}
 		}
@@ -838,7 +848,14 @@ static void frames_resolve(struct cachepin_perf *p, const struct perf_sample *s,
 		if (!(f->flags & CACHEPIN_FRAME_HAS_IP))
 			continue;
 		if (f->flags & CACHEPIN_FRAME_KERNEL) {
-			f->dso = perf_kernel_dso(p, f->ip);
+			const struct cachepin_perf_kmap *mod;
+
+			f->dso = perf_kernel_dso(p, f->ip, &mod);
+			/* a module's text is loaded page-aligned at its map's start */
+			if (mod) {
+				f->file_off = f->ip - mod->start;
+				f->flags |= CACHEPIN_FRAME_HAS_FOFF;
+			}
 			continue;
 		}
 		if (!pr) {
