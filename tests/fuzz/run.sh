@@ -37,6 +37,7 @@ for t in $targets; do
 		if [ -x "$top/build/tests/tools/perf-synth" ] && [ -x "$k" ]; then
 			"$top/build/tests/tools/perf-synth" -n 50 "$k" "$c/synth.data" > /dev/null 2>&1 || true
 			"$top/build/tests/tools/perf-synth" -n 20 -C 64:8:64 "$k" "$c/synth-cache.data" > /dev/null 2>&1 || true
+			"$top/build/tests/tools/perf-synth" -n 40 -m m.ko@0x7f000000 "$k" "$c/synth-module.data" > /dev/null 2>&1 || true
 		fi ;;
 	elf | linkmap)
 		[ -x "$top/build/tests/unit/cache" ] && cp -n "$top/build/tests/unit/cache" "$c/unit-cache.elf" 2>/dev/null || true ;;
