@@ -87,6 +87,11 @@ EOF
 $CACHEPIN score -c 16K:4:32 --map k.map k insn.txt > insn.out 2> err.txt || fail "score of instructions failed"
 testrun_compare cat err.txt < /dev/null
 [ "$(hot_lines insn.out)" = "$(hot_lines keep.txt)" ] || fail "a profile of instructions has $(hot_lines insn.out) hot lines, not $(hot_lines keep.txt)"
+# with -v it says what share they are
+$CACHEPIN score -v -c 16K:4:32 --map k.map k insn.txt > /dev/null 2> err.txt || fail "score -v of instructions failed"
+testrun_compare grep 'idle loop' err.txt <<'EOF'
+cachepin: 'insn.txt': 70.0 % of the samples are in the idle loop (arch_cpu_idle and more): they count fetches, so they are heat
+EOF
 
 # the profile command keeps every sample; scoring its profile leaves them out
 $CACHEPIN profile -o k.prof --map k.map k clock.txt 2> err.txt || { cat err.txt >&2; fail "profile failed"; }

@@ -740,20 +740,21 @@ static void irqs_on_note(const struct cachepin_load *l, const char *path,
  * arch_cpu_idle takes the interrupt that ends a WFI): their weight out
  * of the profile, with the call edges into and out of the idle
  * functions (an interrupt taken there, the idle loop's calls), and said.
- * 0 or -ENOMEM.
+ * A sample of an instruction count is a fetch, also in the idle loop:
+ * its share is said (with -v), and it stays heat.  0 or -ENOMEM.
  */
 static int idle_out(struct cachepin_load *l, const char *path, const struct cachepin_binary *bin)
 {
 	struct cachepin_profile *p = l->profile;
-	double all = 0, top = 0;
+	double all = 0, top = 0, fetched = 0;
 	const char *top_name = NULL, *kind;
 	size_t i, k, n = 0, nidle = 0;
-	bool *idle;
+	bool *idle, fetches;
 
-	/* a sample of an instruction count is a fetch, also in the idle loop */
-	kind = cachepin_profile__event_kind(p);
-	if ((kind && !strcmp(kind, "fetches")) || !cachepin_binary__is_kernel(bin))
+	if (!cachepin_binary__is_kernel(bin))
 		return 0;
+	kind = cachepin_profile__event_kind(p);
+	fetches = kind && !strcmp(kind, "fetches");
 	idle = calloc(p->nr_funcs + 1, sizeof(*idle));
 	if (!idle)
 		return -ENOMEM;
@@ -763,13 +764,17 @@ static int idle_out(struct cachepin_load *l, const char *path, const struct cach
 		all += f->weight;
 		if (l->map[i] < 0 || !cachepin_kernel_idle(bin, &bin->funcs[l->map[i]]))
 			continue;
-		idle[i] = true;
 		nidle += f->weight > 0;
-		l->idle_weight += f->weight;
 		if (f->weight > top) {
 			top = f->weight;
 			top_name = f->name;
 		}
+		if (fetches) {
+			fetched += f->weight;
+			continue;
+		}
+		idle[i] = true;
+		l->idle_weight += f->weight;
 		f->weight = 0;
 		for (k = 0; k < f->nr_grans; k++)
 			f->grans[k].weight = 0;
@@ -781,6 +786,10 @@ static int idle_out(struct cachepin_load *l, const char *path, const struct cach
 			p->edges[n++] = p->edges[i];
 	p->nr_edges = n;
 	free(idle);
+	if (fetched > 0 && all > 0)
+		cachepin_pr(CACHEPIN_INFO, "'%s': %.1f %% of the samples are in the idle loop (%s%s): "
+			    "they count fetches, so they are heat\n", path, 100.0 * fetched / all, top_name,
+			    nidle > 1 ? " and more" : "");
 	if (l->idle_weight > 0 && all > 0) {
 		double share = 100.0 * l->idle_weight / all;
 
