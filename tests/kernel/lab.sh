@@ -487,6 +487,7 @@ stage_profile() {
 		"$B/vmlinux" "$B/trace.log" 2> "$W/profile/every.log" ||
 		{ cat "$W/profile/every.log" >&2; die "cachepin profile --every $every of the QEMU trace failed"; }
 	fact perf_samples "$ns"
+	fact trace_samples "$ni"
 	fact perf_block_starts "$(block_starts "$B/perf.data" "$B/trace.log")"
 	fact every_period "$every"
 	fact every_samples "$(awk '$1 == "samples" { print $3 }' "$W/profile/every.profile")"
@@ -771,8 +772,9 @@ stage_simulate() {
 	done
 	# the plan from samples of the trace at the perf window's count,
 	# laid out the same way; and the share of the perf window's samples
-	# that wait in the idle loop (the plans leave them out)
-	"$CACHEPIN" plan -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-every.lds" \
+	# that wait in the idle loop (the plans leave them out).  -v: the
+	# idle loop's share of an instruction count, which stays heat
+	"$CACHEPIN" plan -v -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-every.lds" \
 		"$W/run-before/vmlinux" "$W/profile/every.profile" 2> "$W/plan-every.err" ||
 		{ cat "$W/plan-every.err" >&2; die "cachepin plan from '$W/profile/every.profile' failed"; }
 	layout_sim after every "$W/plan-every.align"
@@ -780,12 +782,18 @@ stage_simulate() {
 	# time slices), planned through the model as a recording is: beside
 	# the trace plan what the model's string loses, beside the sampled
 	# plans what sampling loses
-	"$CACHEPIN" plan -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-counts.lds" \
+	"$CACHEPIN" plan -v -c "$CACHE" -m "$W/run-before/vmlinux.map" -o "$W/plan-counts.lds" \
 		"$W/run-before/vmlinux" "$W/profile/trace.profile" 2> "$W/plan-counts.err" ||
 		{ cat "$W/plan-counts.err" >&2; die "cachepin plan from '$W/profile/trace.profile' failed"; }
 	layout_sim after counts "$W/plan-counts.align"
 	fact perf_idle_share "$(sed -n 's/.*: \([0-9.]*\) % of the samples wait in the idle loop.*/\1/p' \
 		"$W/reference-perf.err")"
+	# the idle loop's share of the executed instructions: of every
+	# instruction (the trace, its counts) and of every N-th
+	for p in every counts; do
+		idle=$(sed -n 's/.*: \([0-9.]*\) % of the samples are in the idle loop.*/\1/p' "$W/plan-$p.err" | head -1)
+		fact "${p}_idle_share" "${idle:-0.0}"
+	done
 	for r in before after; do
 		for p in perf trace; do
 			"$CACHEPIN" score -c "$CACHE" "$W/run-$r/vmlinux" "$W/profile/$p.profile" > "$W/score-$r-$p.txt" ||

@@ -247,12 +247,20 @@ window's translation blocks, where samples of every instruction alike
 would put $(get trace_block_share) %: the traced window's blocks per instruction), and from every $(get every_period)th instruction of the traced
 window ($(get every_samples) samples, as many as the perf window's).
 
-| plan from | LRU | pseudo-random |
-|---|---:|---:|
-| the QEMU trace | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
-| the perf window | $(get sim_after_layout_perf_lru) ($(pc sim_change_after_layout_perf_lru)) | $(get sim_after_layout_perf_random) ($(pc sim_change_after_layout_perf_random)) |
-| the trace's instructions, sampled | $(get sim_after_layout_every_lru) ($(pc sim_change_after_layout_every_lru)) | $(get sim_after_layout_every_random) ($(pc sim_change_after_layout_every_random)) |
-| the trace's exact counts, as a profile | $(get sim_after_layout_counts_lru) ($(pc sim_change_after_layout_counts_lru)) | $(get sim_after_layout_counts_random) ($(pc sim_change_after_layout_counts_random)) |
+| plan from | samples | in the idle loop | on a block's first instruction | LRU | pseudo-random |
+|---|---:|---:|---:|---:|---:|
+| the QEMU trace | $(get trace_samples) | $(get counts_idle_share) % | $(get trace_block_share) % | $(get sim_after_layout_trace_lru) ($(pc sim_change_after_layout_trace_lru)) | $(get sim_after_layout_trace_random) ($(pc sim_change_after_layout_trace_random)) |
+| the perf window | $(get perf_samples) | $(get perf_idle_share) % | $(get perf_block_starts) % | $(get sim_after_layout_perf_lru) ($(pc sim_change_after_layout_perf_lru)) | $(get sim_after_layout_perf_random) ($(pc sim_change_after_layout_perf_random)) |
+| the trace's instructions, sampled | $(get every_samples) | $(get every_idle_share) % | $(get trace_block_share) % | $(get sim_after_layout_every_lru) ($(pc sim_change_after_layout_every_lru)) | $(get sim_after_layout_every_random) ($(pc sim_change_after_layout_every_random)) |
+| the trace's exact counts, as a profile | $(get trace_samples) | $(get counts_idle_share) % | $(get trace_block_share) % | $(get sim_after_layout_counts_lru) ($(pc sim_change_after_layout_counts_lru)) | $(get sim_after_layout_counts_random) ($(pc sim_change_after_layout_counts_random)) |
+
+Samples are executed instructions for the trace's rows (each one a
+sample), the perf window's kernel samples for its row.  The idle loop's
+share is what the plan leaves out of a time event (the perf window) and
+keeps of an instruction count.  The share on a block's first
+instruction is the traced window's blocks per instruction for every
+instruction and every N-th one alike (uniform samples put it there),
+and for the perf window where its samples landed.
 
 The last row is the trace made a profile (\`cachepin profile\` of the
 log: every instruction counted, in time slices) and planned through the
