@@ -67,6 +67,18 @@ struct cachepin_layout {
 	bool unchanged;
 };
 
+/* Is A (an address of L's binary) in the kernel text after TEXT_TEXT that L's block moves? */
+static inline bool cachepin_layout__in_tail(const struct cachepin_layout *l, uint64_t a)
+{
+	return a >= l->tail_from && a < l->tail_to;
+}
+
+/* Where the code at A outside L's block is in a relink with it (the kernel's tail moves). */
+static inline uint64_t cachepin_layout__tail_addr(const struct cachepin_layout *l, uint64_t a)
+{
+	return cachepin_layout__in_tail(l, a) ? a + l->tail_shift : a;
+}
+
 /*
  * Where every function of BIN goes with L's block (L->bin = BIN): each
  * function of a unit of the block at the block start plus the unit's

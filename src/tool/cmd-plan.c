@@ -232,6 +232,7 @@ static void event_note(const struct cachepin_profile *prof)
 static void plan_report(const struct plan_args *a, const struct cachepin_plan *plan, double secs,
 			struct cachepin_emit_score *sc)
 {
+	const struct cachepin_layout *lo = &plan->layout;
 	size_t i;
 
 	for (i = 0; i < plan->nr_evals; i++) {
@@ -248,37 +249,37 @@ static void plan_report(const struct plan_args *a, const struct cachepin_plan *p
 			e->lru_before, e->lru_after);
 		capacity_note(c, e);
 	}
-	if (plan->layout.unchanged) {
+	if (lo->unchanged) {
 		fprintf(stderr, "cachepin: no layout: no candidate beats the link, and keeping its sets in a block is worse than it; nothing moves (in %.2f s)\n",
 			secs);
 		return;
 	}
 	if (plan->as_linked) {
 		fprintf(stderr, "cachepin: no candidate beats the link, which a plan made (it has __cachepin_start): its block is planned again as it is, %zu hot and %zu fill units at their offsets (in %.2f s)\n",
-			plan->layout.nr_hot, plan->layout.nr_fill, secs);
+			lo->nr_hot, lo->nr_fill, secs);
 		return;
 	}
 	fprintf(stderr, "cachepin: %zu hot units (%zu fixed hot granules stay), %zu fill units, %" PRIu64
-		" bytes, %" PRIu64 " bytes of padding", plan->layout.nr_hot, plan->nr_unplaceable, plan->layout.nr_fill,
-		plan->layout.block_size, plan->layout.pad);
-	if (plan->layout.growth)
-		fprintf(stderr, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)", plan->layout.pad_growth,
-			plan->layout.growth);
+		" bytes, %" PRIu64 " bytes of padding", lo->nr_hot, plan->nr_unplaceable, lo->nr_fill,
+		lo->block_size, lo->pad);
+	if (lo->growth)
+		fprintf(stderr, " (%" PRIu64 " of them room for %" PRIu64 " bytes of growth)",
+			lo->pad_growth, lo->growth);
 	fprintf(stderr, "; %s in %.2f s\n", cachepin_plan__method_name(plan->method), secs);
-	if (plan->layout.growth < a->po.growth)
+	if (lo->growth < a->po.growth)
 		fprintf(stderr, "cachepin: growth: the %s method keeps no room for it: a unit that grows moves the hot units after it\n",
 			cachepin_plan__method_name(plan->method));
 	search_note(a, plan);
 	if (a->prev)
 		prev_report(a, plan);
-	if (plan->layout.tail_shift)
+	if (lo->tail_shift)
 		fprintf(stderr, "cachepin: the kernel text after TEXT_TEXT (from 0x%" PRIx64
 			") is taken 0x%" PRIx64 " bytes later, on the block alignment, where a relink with the plan puts it\n",
-			plan->layout.tail_from, plan->layout.tail_shift);
-	if (plan->layout.pad - plan->layout.pad_growth > plan->pad_budget) {
+			lo->tail_from, lo->tail_shift);
+	if (lo->pad - lo->pad_growth > plan->pad_budget) {
 		fprintf(stderr, "cachepin: the relinked text grows by %" PRIu64 " bytes of padding besides growth's, more than the %" PRIu64
 			" of --max-pad %" PRIu64 " per way span: too few small cold units are known to fill the gaps\n",
-			plan->layout.pad - plan->layout.pad_growth, plan->pad_budget, a->po.max_pad);
+			lo->pad - lo->pad_growth, plan->pad_budget, a->po.max_pad);
 		tool_hint("accept it if the text may grow by that much; else raise --max-pad, or give --objects or --map so that more cold units are known");
 	}
 }

@@ -213,45 +213,28 @@ static void write_header(uint64_t attrs_off, uint64_t data_off, uint64_t data_si
 	put(h, sizeof(h));
 }
 
-static void write_kernel_mmap(const char *ref_sym, uint64_t ref, uint64_t end)
+/* A kernel MMAP as perf synthesizes it: pid -1, a zero trailer. */
+static void write_kmap(const char *name, uint64_t start, uint64_t len, uint64_t pgoff)
 {
-	uint8_t rec[256], *p;
-	char name[64];
+	uint8_t rec[40 + 4096 + TRAILER_SIZE], *p;
 	size_t n;
 
-	snprintf(name, sizeof(name), KALLSYMS "%s", ref_sym);
+	if (strlen(name) >= 4000)
+		die("map name too long");
 	n = pad_str(rec + 40, name);
 	p = st_hdr(rec, REC_MMAP, CPUMODE_KERNEL, 40 + n + TRAILER_SIZE);
 	p = st32(p, UINT32_MAX);	/* pid -1: the kernel */
 	p = st32(p, 0);
-	p = st64(p, ref);
-	p = st64(p, end - ref);
-	st64(p, ref);			/* pgoff: the runtime address of the symbol */
-	memset(rec + 40 + n, 0, TRAILER_SIZE);	/* synthesized: zero trailer */
+	p = st64(p, start);
+	p = st64(p, len);
+	st64(p, pgoff);
+	memset(rec + 40 + n, 0, TRAILER_SIZE);
 	put(rec, 40 + n + TRAILER_SIZE);
 }
 
 /* A module's text: its length, and where samples hit it (offsets, in turn). */
 #define MOD_LEN 0x4000
 static const uint64_t mod_offs[] = { 0x40, 0x44, 0x40, 0x1080, 0x3ffc };
-
-static void write_module_mmap(const char *name, uint64_t start)
-{
-	uint8_t rec[40 + 4096 + TRAILER_SIZE], *p;
-	size_t n;
-
-	if (strlen(name) >= 4000)
-		die("module name too long");
-	n = pad_str(rec + 40, name);
-	p = st_hdr(rec, REC_MMAP, CPUMODE_KERNEL, 40 + n + TRAILER_SIZE);
-	p = st32(p, UINT32_MAX);	/* pid -1: the kernel */
-	p = st32(p, 0);
-	p = st64(p, start);
-	p = st64(p, MOD_LEN);
-	st64(p, 0);
-	memset(rec + 40 + n, 0, TRAILER_SIZE);
-	put(rec, 40 + n + TRAILER_SIZE);
-}
 
 static void write_comm(uint32_t pid, const char *comm)
 {
@@ -311,6 +294,7 @@ int main(int argc, char **argv)
 	const char *usage =
 		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-m MODULE@ADDR] [-v] VMLINUX OUT\n";
 	const char *mod_name = NULL;
+	char kname[64];
 	uint64_t mod_addr = 0, mod_samples = 0;
 	uint64_t nr_samples = 1000000, seed = 1, rng, t, ids[64], ref, end = 0;
 	uint64_t ids_off, attrs_off, data_off, data_end, hist[MAX_CALLERS + 1] = { 0 };
@@ -472,9 +456,11 @@ int main(int argc, char **argv)
 	st64(attr + ATTR_SIZE + 8, 8 * ncpus);
 	put(attr, sizeof(attr));
 
-	write_kernel_mmap(ref_sym, ref, (end + 0xfff) & ~0xfffULL);
+	/* the kernel's map: its pgoff is the runtime address of the reference symbol */
+	snprintf(kname, sizeof(kname), KALLSYMS "%s", ref_sym);
+	write_kmap(kname, ref, ((end + 0xfff) & ~0xfffULL) - ref, ref);
 	if (mod_name)
-		write_module_mmap(mod_name, mod_addr);
+		write_kmap(mod_name, mod_addr, MOD_LEN, 0);
 	for (i = 0; i < NR_PROCS; i++) {
 		write_comm(procs[i].pid, procs[i].comm);
 		proc_total += procs[i].weight;

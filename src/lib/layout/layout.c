@@ -40,12 +40,6 @@ void cachepin_layout__release(struct cachepin_layout *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static void place_at(struct cachepin_layout *l, size_t f, uint64_t to)
-{
-	l->delta[f] = (int64_t)(to - l->bin->funcs[f].addr);
-	l->known[f] = l->known[f] || l->delta[f];
-}
-
 int cachepin_layout__place(struct cachepin_layout *l, const struct cachepin_binary *bin)
 {
 	size_t i, j;
@@ -57,19 +51,21 @@ int cachepin_layout__place(struct cachepin_layout *l, const struct cachepin_bina
 		l->known = malloc((bin->nr_funcs + 1) * sizeof(*l->known));
 	if (!l->delta || !l->known)
 		return -ENOMEM;
-	memset(l->known, 0, (bin->nr_funcs + 1) * sizeof(*l->known));
+	/* the rest where BIN has it, but a kernel's tail */
 	for (i = 0; i < bin->nr_funcs; i++) {
 		uint64_t a = bin->funcs[i].addr;
 
-		place_at(l, i, a >= l->tail_from && a < l->tail_to ? a + l->tail_shift : a);
+		l->delta[i] = (int64_t)(cachepin_layout__tail_addr(l, a) - a);
+		l->known[i] = l->delta[i] != 0;
 	}
 	for (i = 0; i < l->nr_units; i++) {
 		const struct cachepin_unit *u = &bin->units[l->units[i].unit];
+		uint64_t to = l->block_start + l->units[i].off;
 
 		for (j = 0; j < u->nr_funcs; j++) {
 			const struct cachepin_func *f = &bin->funcs[u->first_func + j];
 
-			place_at(l, u->first_func + j, l->block_start + l->units[i].off + (f->addr - u->addr));
+			l->delta[u->first_func + j] = (int64_t)(to + (f->addr - u->addr) - f->addr);
 			l->known[u->first_func + j] = true;
 		}
 	}
@@ -601,14 +597,10 @@ int cachepin_relink__block(const struct cachepin_relink *r, const struct cachepi
 	double *w;
 	int sec;
 
+	/* a block of its own; where L puts every function stays */
 	free(l->units);
-	l->bin = bin;
-	l->units = NULL;
-	l->nr_units = l->nr_hot = l->nr_fill = 0;
-	l->block_start = l->block_size = l->block_align = 0;
-	l->tail_from = l->tail_to = l->tail_shift = 0;
-	l->pad = l->pad_growth = l->growth = 0;
-	l->unchanged = false;
+	*l = (struct cachepin_layout){ .bin = bin, .delta = l->delta, .known = l->known,
+				       .nr_known = l->nr_known };
 	for (i = 0; i < r->nr; i++) {
 		uint32_t u = r->order[i];
 

@@ -180,12 +180,6 @@ static inline uint64_t item_addr_at(const struct planner *pl, const struct sitem
 /* A multiple of every block alignment, farther than any block is long. */
 #define TAIL_FAR (1ULL << 40)
 
-/* Where the fixed code at A is in a relink with PLAN (the kernel's tail moves). */
-static inline uint64_t tail_addr(const struct cachepin_plan *plan, uint64_t a)
-{
-	return a >= plan->layout.tail_from && a < plan->layout.tail_to ? a + plan->layout.tail_shift : a;
-}
-
 /* Distance between the phases tried for H: its alignment, 16 at least, a way span at most. */
 static inline uint64_t phase_step(const struct planner *pl, const struct hunit *h)
 {

@@ -318,7 +318,7 @@ static void setup_items(struct planner *pl, struct cachepin_plan *plan, const in
 		map[i] = (uint32_t)nit;
 		pl->it[nit] = (struct sitem){
 			.func = mi->func, .hunit = -1, .count = cnt[i], .rate = scale * mi->weight,
-			.addr = tail_addr(plan, f->addr + mi->off),
+			.addr = cachepin_layout__tail_addr(&plan->layout, f->addr + mi->off),
 		};
 		/*
 		 * Where the block grows past the tail's start, the relink
@@ -326,7 +326,7 @@ static void setup_items(struct planner *pl, struct cachepin_plan *plan, const in
 		 * stay): searched, it is far from any block, so that no line
 		 * of the block is taken for one of the tail's.
 		 */
-		if (f->addr + mi->off >= plan->layout.tail_from && f->addr + mi->off < plan->layout.tail_to)
+		if (cachepin_layout__in_tail(&plan->layout, f->addr + mi->off))
 			pl->it[nit].addr += TAIL_FAR;
 		nit++;
 		plan->nr_unplaceable++;

@@ -109,6 +109,7 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 {
 	struct planner pl = { .m = m, .bin = m->bin, .o = o };
 	struct method_args a = { .rule.ever = v->ever, .seed = seed, .prog = pg };
+	struct cachepin_layout *lo;
 	int err;
 
 	if (pg) {
@@ -124,9 +125,10 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 		/* emit order, cold fill, padding */
 		err = cachepin_plan_fill(&pl, plan, has(method, METHOD_IN_PLACE));
 	/* a block that grew past the tail's start pushes it by whole block alignments */
-	if (!err && plan->layout.tail_to && plan->layout.block_start + plan->layout.block_size > plan->layout.tail_from + plan->layout.tail_shift)
-		plan->layout.tail_shift += align_up(plan->layout.block_start + plan->layout.block_size - plan->layout.tail_from - plan->layout.tail_shift,
-					     plan->layout.block_align);
+	lo = &plan->layout;
+	if (!err && lo->tail_to && lo->block_start + lo->block_size > lo->tail_from + lo->tail_shift)
+		lo->tail_shift += align_up(lo->block_start + lo->block_size - lo->tail_from - lo->tail_shift,
+					   lo->block_align);
 	if (!err && o->prev)
 		cachepin_plan_keep_count(&pl, plan);
 	plan->seed = seed;
@@ -141,7 +143,8 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 
 /*
  * Where every function of BIN goes with PLAN's block, into L (its own
- * arrays, no units: the block's are PLAN's): 0 or -ENOMEM.
+ * arrays, no units: the block's are PLAN's), for a plan not placed yet
+ * (a candidate): 0 or -ENOMEM.
  */
 static int plan_placed(const struct cachepin_plan *plan, const struct cachepin_binary *bin,
 		       struct cachepin_layout *l)
@@ -170,11 +173,14 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 			const struct cachepin_plan *plan, uint64_t *miss, uint64_t *lru,
 			struct cachepin_plan_eval *ev, double *v)
 {
-	struct cachepin_layout l;
+	struct cachepin_layout l = { 0 };
+	const struct cachepin_layout *at = plan && plan->layout.delta ? &plan->layout : &l;
 	size_t i;
 	int err = 0;
 
-	if (plan && plan_placed(plan, m->bin, &l))
+	if (!plan)
+		at = NULL;
+	else if (at == &l && plan_placed(plan, m->bin, &l))
 		return -ENOMEM;
 	if (v)
 		*v = 0;
@@ -186,7 +192,7 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 		unsigned int fl = (ev ? 0 : CACHEPIN_SCORE_NO_OPT) |
 				  (lru || ev ? 0 : CACHEPIN_SCORE_OWN_POLICY);
 
-		if ((err = cachepin_score__run(m, plan ? &l : NULL, c, fl, &sc)))
+		if ((err = cachepin_score__run(m, at, c, fl, &sc)))
 			break;
 		miss[i] = sc.miss[c->repl];
 		if (lru)
@@ -201,8 +207,7 @@ static int score_layout(const struct cachepin_model *m, const struct cachepin_pl
 			*v += (double)sc.miss[c->repl] / (double)(sc.fetches ? sc.fetches : 1);
 		cachepin_score__release(&sc);
 	}
-	if (plan)
-		cachepin_layout__release(&l);
+	cachepin_layout__release(&l);
 	return err;
 }
 
@@ -799,7 +804,7 @@ again:
 	plan->exact = m->exact;
 	memcpy(plan->link_misses, choice.link_misses, sizeof(plan->link_misses));
 	memcpy(plan->cands, choice.cands, sizeof(plan->cands));
-	if ((err = plan_evals(m, o, plan, &pg)) || (err = cachepin_layout__place(&plan->layout, m->bin)))
+	if ((err = cachepin_layout__place(&plan->layout, m->bin)) || (err = plan_evals(m, o, plan, &pg)))
 		goto fail;
 	return 0;
 fail:

@@ -523,10 +523,6 @@ static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample
 }
 
 /*
- * The object a leaf that matched no function of the binary is in, or NULL
- * if the frame does not say (a hot list's names, an unknown dso).
- */
-/*
  * A module's file name from its dso: "nf_conntrack.ko" for "[nf_conntrack]"
  * (a module perf found no file of) and for ".../nf_conntrack.ko.xz", into
  * BUF of SIZE.
@@ -541,8 +537,10 @@ static const char *module_name(const char *dso, char *buf, size_t size)
 }
 
 /*
- * The object of frame FR, a leaf outside the binary, by process PID (a
- * kernel module, KMOD, is the kernel's whatever process ran it).
+ * The object a leaf FR that matched no function of the binary is in, by
+ * process PID (a kernel module, KMOD, is the kernel's whatever process
+ * ran it), or NULL if the frame does not say (a hot list's names, an
+ * unknown dso).
  */
 static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
 				      uint32_t pid, bool kmod)
