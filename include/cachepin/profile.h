@@ -128,6 +128,14 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
  */
 void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
 				     uint64_t runtime_addr);
+struct cachepin_modules;
+/*
+ * A kernel's modules (MODS, which must outlive PB; NULL: none): a sample
+ * in a module whose file MODS has goes to that module's function, named
+ * with the module's file name as its object ("nf_conntrack.ko"), instead
+ * of to the module's page.
+ */
+void cachepin_pbuild__set_modules(struct cachepin_pbuild *pb, struct cachepin_modules *mods);
 /*
  * Frames in DSO (a mapping's file name as the reader gives it) are code
  * of the binary whatever their name: the recording says DSO has the
@@ -208,6 +216,12 @@ struct cachepin_load_opts {
 	size_t nr_objects;
 	const struct cachepin_objects *objs;	/* those objects loaded already, or NULL */
 	bool keep_idle;		/* a kernel's idle loop stays heat (see struct cachepin_load) */
+	/*
+	 * A kernel's modules: samples in them by function (see
+	 * cachepin_pbuild__set_modules()), and a profile's module functions
+	 * placed as fixed occupants at their module's recorded load address.
+	 */
+	struct cachepin_modules *modules;
 };
 
 /* A profile loaded and matched against a binary. */

@@ -64,6 +64,7 @@ int cachepin_binary_sec_by_name(const struct cachepin_binary *bin, const char *n
 struct cachepin_synth {
 	const char *name;
 	uint64_t addr, size;
+	const char *object;	/* its unit's object (a module's "NAME.ko"), or NULL */
 };
 
 /*

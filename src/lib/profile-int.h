@@ -37,14 +37,22 @@ int cachepin_profile_sort(struct cachepin_profile *p);
 
 /* ---- occupant.c: code outside the binary ---- */
 
+struct cachepin_modules;
+
 /*
- * Add the shared libraries' hot pages of P ("[NAME+0xPAGE]" functions of
- * its objects) that BIN lacks to BIN as fixed synthetic functions; the
- * indices of BIN's functions and units do not change.  *NR_ADDED gets
- * how many.  Returns 0 or -ENOMEM.
+ * Add the shared libraries' and modules' hot pages of P ("[NAME+0xPAGE]"
+ * functions of its objects), and its modules' functions ("f NAME
+ * MODULE.ko") at their offsets in MODS's file of the module, that BIN
+ * lacks to BIN as fixed synthetic functions; the indices of BIN's
+ * functions and units do not change.  *NR_ADDED gets how many, and
+ * *NR_UNPLACED how many module functions were not (MODS NULL or without
+ * the module, or the function not in its file).  Returns 0 or -ENOMEM.
  */
 int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_profile *p,
-			    size_t *nr_added);
+			    struct cachepin_modules *mods, size_t *nr_added, size_t *nr_unplaced);
+
+/* Whether PF is a kernel module's function: its object a module's file, "NAME.ko". */
+bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf);
 
 /* Whether NAME is a page of a shared library of P ("[NAME+0xPAGE]" of an 'o' line). */
 bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name);

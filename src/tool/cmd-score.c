@@ -111,6 +111,22 @@ static const char *fname(const struct report *r, uint32_t f)
 }
 
 /*
+ * Function F's name as reported, into BUF of SIZE: a kernel module's
+ * function (a fixed occupant of the module's object) as "MODULE.ko:NAME",
+ * the others by name.
+ */
+static const char *qname(const struct report *r, uint32_t f, char *buf, size_t size)
+{
+	const struct cachepin_unit *u;
+
+	if (f == UINT32_MAX || !(r->bin->funcs[f].flags & CACHEPIN_FUNC_SYNTHETIC) ||
+	    !(u = cachepin_binary__func_unit(r->bin, &r->bin->funcs[f])) || !u->object)
+		return fname(r, f);
+	snprintf(buf, size, "%s:%s", u->object, r->bin->funcs[f].name);
+	return buf;
+}
+
+/*
  * More distinct hot lines than the cache holds (sets * ways): even a
  * fully associative cache of the size must evict hot lines.  Its misses
  * are the capacity misses; no layout gets below its optimal replacement's
@@ -199,6 +215,7 @@ static int text_cache(FILE *f, const struct report *r, const struct cachepin_sco
 	size_t k, nr_pairs;
 	unsigned int top = r->a->top;
 	enum cachepin_repl rp;
+	char qa[512], qb[512];
 
 	fprintf(f, "\ncache %s: %u KiB, %u-way, %u B lines, %u sets, way span %u B (CPU replaces %s)\n",
 		c->name, c->size / 1024, c->ways, c->line, c->sets, c->way_span,
@@ -246,7 +263,7 @@ static int text_cache(FILE *f, const struct report *r, const struct cachepin_sco
 			uint32_t fi = s->line_func[idx[j]];
 			uint64_t a = s->line_no[idx[j]] << c->line_shift;
 
-			fprintf(f, " %s+0x%" PRIx64, fname(r, fi),
+			fprintf(f, " %s+0x%" PRIx64, qname(r, fi, qa, sizeof(qa)),
 				fi == UINT32_MAX || a < r->bin->funcs[fi].addr ? 0 : a - r->bin->funcs[fi].addr);
 		}
 		if (n > ARRAY_LEN(idx))
@@ -269,7 +286,7 @@ static int text_cache(FILE *f, const struct report *r, const struct cachepin_sco
 	fprintf(f, "  %9s %5s  %s\n", "misses", "sets", "pair");
 	for (k = 0; k < nr_pairs && k < top; k++)
 		fprintf(f, "  %9" PRIu64 " %5u  %s <-> %s\n", pairs[k].miss, pairs[k].sets,
-			fname(r, pairs[k].a), fname(r, pairs[k].b));
+			qname(r, pairs[k].a, qa, sizeof(qa)), qname(r, pairs[k].b, qb, sizeof(qb)));
 	if (!nr_pairs)
 		fprintf(f, "  (none: no set holds more than %u hot lines)\n", c->ways);
 	free(pairs);
@@ -370,6 +387,7 @@ static int json_cache(struct tool_json *j, const struct report *r, const struct 
 {
 	struct cachepin_score_pair *pairs;
 	size_t nr_pairs, k;
+	char qa[512], qb[512];
 
 	tool_json_cache(j, &s->cache);
 	tool_json_u64(j, "fetches", s->fetches);
@@ -383,8 +401,8 @@ static int json_cache(struct tool_json *j, const struct report *r, const struct 
 	tool_json_open(j, "pairs", '[', false);
 	for (k = 0; k < nr_pairs && k < r->a->top; k++) {
 		tool_json_open(j, NULL, '{', true);
-		tool_json_str(j, "a", fname(r, pairs[k].a));
-		tool_json_str(j, "b", fname(r, pairs[k].b));
+		tool_json_str(j, "a", qname(r, pairs[k].a, qa, sizeof(qa)));
+		tool_json_str(j, "b", qname(r, pairs[k].b, qb, sizeof(qb)));
 		tool_json_u64(j, "misses", pairs[k].miss);
 		tool_json_u64(j, "sets", pairs[k].sets);
 		tool_json_close(j);

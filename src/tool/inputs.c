@@ -49,6 +49,9 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 	case 1006:
 		in->keep_idle = true;
 		return 0;
+	case 1007:
+		in->modules = arg;
+		return 0;
 	case 1005: {
 		char *end;
 
@@ -171,6 +174,7 @@ struct cachepin_session *tool_session(struct tool_inputs *in, const char *profil
 	o->nr_fixed = in->nr_fixed;
 	o->has_ebase = in->has_ebase;
 	o->ebase = in->ebase;
+	o->modules = in->modules;
 	o->mode = in->mode;
 	o->profile = profile;
 	o->period = in->period;

@@ -98,6 +98,7 @@ struct tool_inputs {
 	uint64_t ebase;		/* --ebase (32-bit MIPS kernels) */
 	bool has_ebase;
 	bool keep_idle;		/* --keep-idle */
+	const char *modules;	/* --modules DIR */
 };
 
 #define TOOL_INPUT_OPTS \
@@ -106,7 +107,8 @@ struct tool_inputs {
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 }, \
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 }, \
 	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }, \
-	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }
+	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }, \
+	{ "modules", 0, "DIR", "a kernel's modules (*.ko) by name under DIR (the build tree, /lib/modules/VERSION): their samples by function, placed where the recording loaded them", 1007 }
 
 /* For the commands that model a profile (the profile command keeps every sample). */
 #define TOOL_IDLE_OPT \

@@ -14,9 +14,16 @@
  * in a stretch of the address space of its own past the binary's end.  So
  * the model and the planner count its lines in their sets, and no plan
  * moves them.  Scored, their misses are each library's.
+ *
+ * A kernel module whose file was given (--modules) is kept by function
+ * instead, named with the module's file name as its object
+ * ("nf_conntrack.ko"): each becomes a synthetic function at the module's
+ * recorded load address plus its offset in the module's text as the file
+ * lays it out, so a rebuilt module's functions are where they now are.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include "cachepin/modules.h"
 #include "cachepin/profile.h"
 #include "cachepin/score.h"
 #include "internal.h"
@@ -48,6 +55,47 @@ static const struct cachepin_pobject *page_of(const struct cachepin_profile *p, 
 	return NULL;
 }
 
+/* The module of P that P's function PF is in ("f NAME MODULE.ko"), or NULL. */
+static const struct cachepin_pobject *module_of(const struct cachepin_profile *p,
+						const struct cachepin_pfunc *pf)
+{
+	size_t i;
+
+	if (!cachepin_pfunc_in_module(pf))
+		return NULL;
+	for (i = 0; i < p->nr_objects; i++)
+		if (!strcmp(p->objects[i].name, pf->object))
+			return &p->objects[i];
+	return NULL;
+}
+
+/* The object of P whose code BIN's synthetic function F is, or NULL. */
+static const struct cachepin_pobject *occupant_of(const struct cachepin_profile *p,
+						  const struct cachepin_binary *bin,
+						  const struct cachepin_func *f)
+{
+	const struct cachepin_unit *u = cachepin_binary__func_unit(bin, f);
+	uint64_t page;
+	size_t i;
+
+	if (!(f->flags & CACHEPIN_FUNC_SYNTHETIC))
+		return NULL;
+	if (u && u->object) {
+		for (i = 0; i < p->nr_objects; i++)
+			if (!strcmp(p->objects[i].name, u->object))
+				return &p->objects[i];
+		return NULL;
+	}
+	return page_of(p, f->name, &page);
+}
+
+bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf)
+{
+	size_t n = pf->object ? strlen(pf->object) : 0;
+
+	return n > 3 && !strcmp(pf->object + n - 3, ".ko");
+}
+
 bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name)
 {
 	uint64_t page;
@@ -59,7 +107,6 @@ int cachepin_score__object_misses(const struct cachepin_score *s, const struct c
 				  const struct cachepin_profile *p, uint64_t *out, size_t *pages)
 {
 	const struct cachepin_pobject *o;
-	uint64_t page;
 	size_t i;
 	int n = 0;
 
@@ -71,8 +118,7 @@ int cachepin_score__object_misses(const struct cachepin_score *s, const struct c
 			pages[i] = 0;
 	}
 	for (i = 0; i < bin->nr_funcs; i++) {
-		if (!(bin->funcs[i].flags & CACHEPIN_FUNC_SYNTHETIC) ||
-		    !(o = page_of(p, bin->funcs[i].name, &page)))
+		if (!(o = occupant_of(p, bin, &bin->funcs[i])))
 			continue;
 		out[o - p->objects] += s->func_miss[i];
 		if (pages && !pages[o - p->objects]++)
@@ -89,14 +135,14 @@ static int cmp_synth(const void *a, const void *b)
 }
 
 int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_profile *p,
-			    size_t *nr_added)
+			    struct cachepin_modules *mods, size_t *nr_added, size_t *nr_unplaced)
 {
 	struct cachepin_synth *syn;
 	uint64_t region, page;
 	size_t n = 0, i, k;
 	int err;
 
-	*nr_added = 0;
+	*nr_added = *nr_unplaced = 0;
 	if (!p->nr_objects)
 		return 0;
 	syn = calloc(p->nr_funcs + 1, sizeof(*syn));
@@ -105,11 +151,32 @@ int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_p
 	region = (cachepin_binary_end(bin) + REGION - 1) & ~(REGION - 1);
 	for (k = 0; k < p->nr_objects; k++) {
 		const struct cachepin_pobject *o = &p->objects[k];
+		const struct cachepin_binary *mod = NULL;
 		size_t first = n;
 
 		for (i = 0; i < p->nr_funcs; i++) {
 			const struct cachepin_pfunc *pf = &p->funcs[i];
+			const struct cachepin_func *fn;
 
+			if (module_of(p, pf) == o) {
+				if (cachepin_binary__lookup(bin, pf->name, pf->object, NULL))
+					continue;
+				if (!mod && !(mod = cachepin_modules__get(mods, o->name))) {
+					*nr_unplaced += 1;
+					continue;
+				}
+				if (!(fn = cachepin_binary__lookup(mod, pf->name, NULL, NULL)) ||
+				    (fn->flags & CACHEPIN_FUNC_SYNTHETIC)) {
+					*nr_unplaced += 1;
+					continue;
+				}
+				syn[n].name = pf->name;
+				syn[n].object = o->name;
+				syn[n].addr = region + ((o->base + fn->addr) & (REGION - 1));
+				syn[n].size = fn->size ? fn->size : 1;
+				n++;
+				continue;
+			}
 			if (page_of(p, pf->name, &page) != o ||
 			    cachepin_binary__lookup(bin, pf->name, NULL, NULL))
 				continue;
@@ -133,8 +200,9 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 				const struct cachepin_binary *bin)
 {
 	double other = 0, libs = 0, all = (double)p->nr_samples;
-	size_t i, pages = 0, len = 0;
+	size_t i, pages = 0, mfuncs = 0, len = 0;
 	bool nobase = false;
+	char what[64];
 	char *names = NULL;
 	enum cachepin_print_level lvl;
 	bool kernel;
@@ -165,17 +233,28 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 		const struct cachepin_pobject *o;
 		uint64_t page;
 
-		if (!(o = page_of(p, p->funcs[i].name, &page)))
+		if ((o = module_of(p, &p->funcs[i]))) {
+			if (!cachepin_binary__lookup(bin, p->funcs[i].name, p->funcs[i].object, NULL))
+				continue;	/* not placed: said when loaded */
+			mfuncs++;
+		}
+		else if ((o = page_of(p, p->funcs[i].name, &page)))
+			pages++;
+		else
 			continue;
-		pages++;
 		nobase |= !o->has_base;
 	}
-	if (!pages)
+	if (!pages && !mfuncs)
 		return;
 	kernel = cachepin_binary__is_kernel(bin);
 	lvl = libs >= all / 100 ? CACHEPIN_WARN : CACHEPIN_INFO;
-	cachepin_pr(lvl, "'%s': %zu hot pages of %s are fixed occupants of their sets "
-		    "(above %u bytes %s)\n", path, pages, kernel ? "modules" : "shared libraries",
+	if (mfuncs)
+		snprintf(what, sizeof(what), pages ? "%zu hot functions and %zu pages of" :
+			 "%zu hot functions of", mfuncs, pages);
+	else
+		snprintf(what, sizeof(what), "%zu hot pages of", pages);
+	cachepin_pr(lvl, "'%s': %s %s are fixed occupants of their sets "
+		    "(above %u bytes %s)\n", path, what, kernel ? "modules" : "shared libraries",
 		    CACHEPIN_PROFILE_PAGE, nobase ? "their sets are not known: taken as if loaded at 0" :
 		    kernel ? "as loaded in this recording; another boot or load order may put them elsewhere" :
 		    "as loaded in this recording; another run may load them elsewhere");

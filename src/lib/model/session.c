@@ -67,6 +67,8 @@ static int session_binary(struct cachepin_session *s)
 	const struct cachepin_session_opts *o = &s->opts;
 	int err;
 
+	if (o->modules && !(s->mods = cachepin_modules__open(o->modules)))
+		return -errno;
 	if (o->symmap) {
 		s->bin = cachepin_binary__open_symmap(o->binary);
 		return s->bin ? 0 : -errno;
@@ -78,6 +80,7 @@ static int session_binary(struct cachepin_session *s)
 		return err;
 	if (o->nr_objects && !(s->objs = cachepin_objects__load(o->objects, o->nr_objects)))
 		return -errno;
+
 	if (s->objs)
 		cachepin_binary__set_aligns(s->bin, s->objs);
 	if ((err = session_fix(s)))
@@ -94,7 +97,7 @@ static int session_load_on(struct cachepin_session *s, struct cachepin_binary *b
 	struct cachepin_load_opts o = {
 		.kernel = s->mode == 1, .period = s->opts.period,
 		.objects = s->opts.objects, .nr_objects = s->opts.nr_objects, .objs = s->objs,
-		.keep_idle = s->opts.keep_idle,
+		.keep_idle = s->opts.keep_idle, .modules = s->mods,
 	};
 
 	return cachepin_profile__load(l, path, bin, &o);
@@ -322,5 +325,6 @@ void cachepin_session__free(struct cachepin_session *s)
 	cachepin_binary__free(s->traced);
 	cachepin_binary__free(s->bin);
 	cachepin_objects__free(s->objs);
+	cachepin_modules__free(s->mods);
 	free(s);
 }

@@ -538,13 +538,16 @@ int cachepin_binary_add_occupants(struct cachepin_binary *bin, const struct cach
 	bin->units = units;
 	for (i = 0; i < n; i++) {
 		char *fname = strdup(syn[i].name), *uname = strdup(syn[i].name);
+		char *obj = syn[i].object ? strdup(syn[i].object) : NULL;
 
-		if (!fname || !uname) {
+		if (!fname || !uname || (syn[i].object && !obj)) {
 			free(fname);
 			free(uname);
+			free(obj);
 			for (k = 0; k < i; k++) {
 				free(bin->funcs[bin->nr_funcs - 1 - k].name);
 				free(bin->units[bin->nr_units - 1 - k].section);
+				free(bin->units[bin->nr_units - 1 - k].object);
 			}
 			bin->nr_funcs -= i;
 			bin->nr_units -= i;
@@ -555,7 +558,7 @@ int cachepin_binary_add_occupants(struct cachepin_binary *bin, const struct cach
 			.sec = -1, .unit = -1, .flags = CACHEPIN_FUNC_SYNTHETIC,
 		};
 		units[bin->nr_units++] = (struct cachepin_unit){
-			.section = uname, .addr = syn[i].addr, .size = syn[i].size,
+			.section = uname, .object = obj, .addr = syn[i].addr, .size = syn[i].size,
 			.outsec = -1, .flags = CACHEPIN_UNIT_SYNTHETIC | CACHEPIN_UNIT_FIXED,
 			.fixed_why = why,
 		};

@@ -540,6 +540,8 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (flags & CACHEPIN_PBUILD_KERNEL)
+		cachepin_pbuild__set_modules(pb, o->modules);
 	if (s->kind == CACHEPIN_INPUT_PERF)
 		err = read_perf(pb, bin, path, o, &info);
 	else if (s->kind == CACHEPIN_INPUT_QEMU)
@@ -607,11 +609,15 @@ static int match(struct cachepin_load *l, const struct cachepin_binary *bin)
 	return 0;
 }
 
-/* The shared libraries' hot pages of P as fixed occupants of BIN. */
-static int add_occupants(const struct cachepin_profile *p, struct cachepin_binary *bin)
+/*
+ * The shared libraries' and modules' hot code of P as fixed occupants of
+ * BIN, the modules' functions from the files of MODS.
+ */
+static int add_occupants(const struct cachepin_profile *p, struct cachepin_binary *bin,
+			 struct cachepin_modules *mods, const char *path)
 {
-	size_t n;
-	int err = cachepin_occupants__add(bin, p, &n);
+	size_t n, unplaced;
+	int err = cachepin_occupants__add(bin, p, mods, &n, &unplaced);
 
 	if (err) {
 		pr_warn("out of memory\n");
@@ -619,28 +625,46 @@ static int add_occupants(const struct cachepin_profile *p, struct cachepin_binar
 		return err;
 	}
 	if (n)
-		pr_info("'%s': %zu pages of %s added as fixed occupants\n", bin->path, n,
+		pr_info("'%s': %zu %s of %s added as fixed occupants\n", bin->path, n,
+			cachepin_binary__is_kernel(bin) ? "pages and functions" : "pages",
 			cachepin_binary__is_kernel(bin) ? "modules" : "shared libraries");
+	if (unplaced) {
+		pr_warn("warning: '%s': %zu hot functions of modules are not in the score: %s\n", path,
+			unplaced, mods ? "their modules' files under the modules' directory lack them" :
+			"no module files were given");
+		pr_warn("hint: --modules DIR, the kernel build tree or the directory of the modules "
+			"as they were loaded\n");
+	}
 	return 0;
 }
 
 /* A cachepin profile read back: it must name functions of BIN. */
 static struct cachepin_profile *load_profile(struct cachepin_load *l,
-					     struct cachepin_binary *bin, const char *path)
+					     struct cachepin_binary *bin, const char *path,
+					     struct cachepin_modules *mods)
 {
 	const struct cachepin_profile *p;
-	size_t i, shown = 0, unmatched, len = 0, own = 0;
+	size_t i, shown = 0, unmatched, len = 0, own = 0, mods_out = 0;
 	char *names = NULL;
 	FILE *f;
 
 	l->profile = cachepin_profile__read(path);
-	if (!l->profile || add_occupants(l->profile, bin) || match(l, bin))
+	if (!l->profile || add_occupants(l->profile, bin, mods, path) || match(l, bin))
 		return NULL;
 	p = l->profile;
 	/* the libraries' pages match any binary: the program's own code must */
-	for (i = 0; i < p->nr_funcs; i++)
+	for (i = 0; i < p->nr_funcs; i++) {
+		if (cachepin_pfunc_in_module(&p->funcs[i])) {
+			/* said by add_occupants() when not placed */
+			if (l->map[i] < 0) {
+				mods_out++;
+				l->unmatched_weight -= p->funcs[i].weight;
+			}
+			continue;
+		}
 		if (l->map[i] >= 0 && !cachepin_occupants__is_page(p, p->funcs[i].name))
 			own++;
+	}
 	if (!own || l->unmatched_weight >= l->weight) {
 		pr_warn("'%s': none of its %zu hot functions is in '%s' (%zu functions matched, 0 %% of the weight)\n",
 			path, p->nr_funcs, bin->path, own);
@@ -649,19 +673,19 @@ static struct cachepin_profile *load_profile(struct cachepin_load *l,
 		errno = ENOENT;
 		return NULL;
 	}
-	if (l->unmatched_weight <= 0)
+	unmatched = p->nr_funcs - l->nr_matched - mods_out;
+	if (l->unmatched_weight <= 0 || !unmatched)
 		return l->profile;
-	unmatched = p->nr_funcs - l->nr_matched;
 	f = open_memstream(&names, &len);
 	for (i = 0; f && i < p->nr_funcs && shown < 5; i++)
-		if (l->map[i] < 0 && p->funcs[i].weight > 0) {
+		if (l->map[i] < 0 && p->funcs[i].weight > 0 && !cachepin_pfunc_in_module(&p->funcs[i])) {
 			fprintf(f, " %s", p->funcs[i].name);
 			shown++;
 		}
 	if (f)
 		fclose(f);
 	pr_warn("warning: '%s': %zu of %zu functions (%.2f %% of the weight) are not in '%s':%s%s\n",
-		path, unmatched, p->nr_funcs, 100.0 * l->unmatched_weight / l->weight, bin->path,
+		path, unmatched, p->nr_funcs - mods_out, 100.0 * l->unmatched_weight / l->weight, bin->path,
 		names ? names : "", unmatched > shown ? " ..." : "");
 	free(names);
 	return l->profile;
@@ -816,13 +840,13 @@ int cachepin_profile__load(struct cachepin_load *l, const char *path,
 		return err;
 	l->kind = s.kind;
 	if (s.kind == CACHEPIN_INPUT_PROFILE) {
-		if (!load_profile(l, bin, path))
+		if (!load_profile(l, bin, path, o->modules))
 			goto fail;
 	} else {
 		l->profile = load_samples(bin, path, o, &s);
 		if (s.fd >= 0)
 			close(s.fd);
-		if (!l->profile || add_occupants(l->profile, bin))
+		if (!l->profile || add_occupants(l->profile, bin, o->modules, path))
 			goto fail;
 	}
 	cachepin_occupants__report(l->profile, path, bin);

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <uthash.h>
+#include "cachepin/modules.h"
 #include "cachepin/profile.h"
 #include "internal.h"
 #include "kernel.h"
@@ -63,6 +64,16 @@ struct pb_page {
 	struct {
 		const struct pb_object *obj;
 		uint64_t off;		/* file offset of the page */
+	} key;
+	struct pb_func f;
+	UT_hash_handle hh;
+};
+
+/* a function of a kernel module (--modules), its granules from its start */
+struct pb_mfunc {
+	struct {
+		const struct pb_object *obj;
+		const struct cachepin_func *fn;	/* of the module's binary */
 	} key;
 	struct pb_func f;
 	UT_hash_handle hh;
@@ -129,6 +140,8 @@ struct cachepin_pbuild {
 	struct edge_ent *edges;
 	struct pb_object *objects;	/* by name */
 	struct pb_page *pages;		/* by object and page */
+	struct cachepin_modules *modules;	/* the kernel's modules, or NULL */
+	struct pb_mfunc *mfuncs;	/* by module and function */
 	struct pb_object *last_obj;	/* of the last other-object leaf */
 	struct pb_pid *ran;		/* the processes with samples in the binary */
 	uint32_t last_ran;		/* the last one marked, + 1 (0: none) */
@@ -204,6 +217,11 @@ void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref
 		return;
 	if (cachepin_binary__sym_value(pb->bin, ref_sym, &v) == 0)
 		pb->kaslr = (int64_t)(runtime_addr - v);
+}
+
+void cachepin_pbuild__set_modules(struct cachepin_pbuild *pb, struct cachepin_modules *mods)
+{
+	pb->modules = mods;
 }
 
 /*
@@ -523,20 +541,6 @@ static int pb_add_chain(struct cachepin_pbuild *pb, const struct cachepin_sample
 }
 
 /*
- * A module's file name from its dso: "nf_conntrack.ko" for "[nf_conntrack]"
- * (a module perf found no file of) and for ".../nf_conntrack.ko.xz", into
- * BUF of SIZE.
- */
-static const char *module_name(const char *dso, char *buf, size_t size)
-{
-	const char *b = dso[0] == '[' ? dso + 1 : cachepin_base_name(dso), *ko = strstr(b, ".ko");
-	size_t n = dso[0] == '[' ? strcspn(b, "]") : ko ? (size_t)(ko - b) : strlen(b);
-
-	snprintf(buf, size, "%.*s.ko", (int)n, b);
-	return buf;
-}
-
-/*
  * The object a leaf FR that matched no function of the binary is in, by
  * process PID (a kernel module, KMOD, is the kernel's whatever process
  * ran it), or NULL if the frame does not say (a hot list's names, an
@@ -558,7 +562,7 @@ static struct pb_object *pb_object_of(struct cachepin_pbuild *pb, const struct c
 		return NULL;
 	if (kmod)
 		pid = UINT32_MAX;
-	name = kmod ? module_name(fr->dso, mod, sizeof(mod)) :
+	name = kmod ? cachepin_modules__name(fr->dso, mod, sizeof(mod)) :
 	       fr->dso[0] == '[' ? fr->dso : cachepin_base_name(fr->dso);
 	if (pb->last_obj && pb->last_obj->pid == pid && !strcmp(pb->last_obj->name, name))
 		return pb->last_obj;
@@ -618,27 +622,80 @@ static bool pb_ran(const struct cachepin_pbuild *pb, uint32_t pid)
 }
 
 /*
+ * A kernel frame FR in module O, whose file MOD is known: its function
+ * there, by the offset into the module's text (perf.data) or by the
+ * symbol perf resolved (perf script), and its granule.  1 if neither
+ * gives a function of MOD, 0, or a negative errno.
+ */
+static int pb_add_module(struct cachepin_pbuild *pb, const struct cachepin_frame *fr,
+			 struct pb_object *o, const struct cachepin_binary *mod, double w)
+{
+	const struct cachepin_func *fn = NULL;
+	struct pb_mfunc *mf, key;
+	uint64_t off = 0;
+	bool has_off = true;
+
+	if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
+		off = fr->file_off;
+		fn = cachepin_binary__find_func(mod, off);
+	} else if ((fr->flags & CACHEPIN_FRAME_HAS_SYM) && fr->sym &&
+		   (fn = cachepin_binary__lookup(mod, fr->sym, NULL, NULL))) {
+		has_off = fr->flags & CACHEPIN_FRAME_HAS_OFF;
+		off = fn->addr + (has_off ? fr->symoff : 0);
+		if (has_off && !o->has_base && (fr->flags & CACHEPIN_FRAME_HAS_IP) && fr->ip >= off) {
+			o->base = fr->ip - off;
+			o->has_base = true;
+		}
+	}
+	if (!fn || fn->flags & CACHEPIN_FUNC_SYNTHETIC || off - fn->addr >= (fn->size ? fn->size : 1))
+		return 1;
+	memset(&key.key, 0, sizeof(key.key));
+	key.key.obj = o;
+	key.key.fn = fn;
+	HASH_FIND(hh, pb->mfuncs, &key.key, sizeof(key.key), mf);
+	if (!mf) {
+		if (!(mf = calloc(1, sizeof(*mf))))
+			return pb->err = -ENOMEM;
+		mf->key = key.key;
+		HASH_ADD(hh, pb->mfuncs, key, sizeof(mf->key), mf);
+	}
+	return pb_add_gran(pb, &mf->f, fn->size, off - fn->addr, has_off, w);
+}
+
+/*
  * A leaf in another object: counted there; a file's page offset is known
  * where the frame gives the file offset (perf.data) or an address in the
  * file (perf script's dso-relative ip), since a file is mapped at a page
  * boundary: the line's cache set below the page size is the same in every
- * run.  Its granule goes to the page's pseudo-function.
+ * run.  Its granule goes to the page's pseudo-function.  A kernel's
+ * module whose file was given goes to its function instead.
  */
 static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, uint32_t pid,
 			double w)
 {
-	/* a kernel's module, where the reader knows the offset into its text */
+	/* a kernel's module */
 	bool kmod = (pb->flags & CACHEPIN_PBUILD_KERNEL) && (fr->flags & CACHEPIN_FRAME_KERNEL) &&
-		    (fr->flags & CACHEPIN_FRAME_HAS_FOFF) && fr->dso && !cachepin_kernel_dso_is_image(fr->dso);
+		    fr->dso && cachepin_kernel_dso(fr->dso, strlen(fr->dso)) == KERNEL_DSO_MODULE;
 	struct pb_object *o = pb_object_of(pb, fr, pid, kmod);
+	const struct cachepin_binary *mod;
 	struct pb_page *pg, key_pg;
 	uint64_t off;
+	int r;
 
 	if (!o)
 		return pb->err;
 	o->samples++;
 	o->weight += w;
-	if (!kmod && ((fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '['))
+	if (kmod && (fr->flags & CACHEPIN_FRAME_HAS_FOFF) && !o->has_base &&
+	    (fr->flags & CACHEPIN_FRAME_HAS_IP) && fr->ip >= fr->file_off) {
+		o->base = fr->ip - fr->file_off;	/* the module's text */
+		o->has_base = true;
+	}
+	if (kmod && (mod = cachepin_modules__get(pb->modules, o->name)) &&
+	    (r = pb_add_module(pb, fr, o, mod, w)) <= 0)
+		return r;
+	if (kmod ? !(fr->flags & CACHEPIN_FRAME_HAS_FOFF) :
+	    (fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '[')
 		return 0;
 	if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
 		off = fr->file_off;
@@ -819,6 +876,32 @@ out:
 	return err;
 }
 
+/* The kernel's module functions, by their names and the module's file name. */
+static int pb_finish_modules(struct cachepin_pbuild *pb, struct cachepin_profile *p)
+{
+	struct pb_mfunc *mf;
+	uint32_t g;
+
+	for (mf = pb->mfuncs; mf; mf = mf->hh.next) {
+		struct cachepin_pfunc *pf = cachepin_profile_add_func(p, mf->key.fn->name,
+								       mf->key.obj->name);
+
+		if (!pf)
+			return -ENOMEM;
+		pf->weight = mf->f.weight;
+		pf->samples = mf->f.samples;
+		pf->incl = mf->f.weight;
+		pf->size = mf->key.fn->size;
+		for (g = 0; g < mf->f.ngran; g++)
+			if (mf->f.gran[g] > 0 &&
+			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, mf->f.gran[g],
+						    mf->f.sgran ? &mf->f.sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
+						    p->nr_slices))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * The other objects of the processes that ran the binary into P (another
  * process's libraries are not the program's), and for a program their
@@ -856,7 +939,7 @@ static int pb_finish_objects(struct cachepin_pbuild *pb, struct cachepin_profile
 	}
 	qsort(p->objects, p->nr_objects, sizeof(*p->objects), cmp_pobject);
 	/* a kernel's user space is counted only */
-	return pb_finish_pages(pb, p);
+	return pb_finish_pages(pb, p) ? -ENOMEM : pb_finish_modules(pb, p);
 }
 
 static void pb_free_objects(struct cachepin_pbuild *pb)
@@ -864,6 +947,7 @@ static void pb_free_objects(struct cachepin_pbuild *pb)
 	struct pb_object *o, *otmp;
 	struct pb_page *pg, *ptmp;
 	struct pb_pid *r, *rtmp;
+	struct pb_mfunc *mf, *mtmp;
 
 	HASH_ITER(hh, pb->pages, pg, ptmp) {
 		HASH_DEL(pb->pages, pg);
@@ -879,6 +963,12 @@ static void pb_free_objects(struct cachepin_pbuild *pb)
 	HASH_ITER(hh, pb->ran, r, rtmp) {
 		HASH_DEL(pb->ran, r);
 		free(r);
+	}
+	HASH_ITER(hh, pb->mfuncs, mf, mtmp) {
+		HASH_DEL(pb->mfuncs, mf);
+		free(mf->f.gran);
+		free(mf->f.sgran);
+		free(mf);
 	}
 }
 

@@ -291,7 +291,8 @@ ssize_t cachepin_profile__match(const struct cachepin_profile *p, const struct c
 		const struct cachepin_func *f;
 
 		f = cachepin_binary__lookup(bin, pf->name, pf->object, NULL);
-		if (!f && pf->object)
+		/* a module's function is no function of the kernel's of its name */
+		if (!f && pf->object && !cachepin_pfunc_in_module(pf))
 			f = cachepin_binary__lookup(bin, pf->name, NULL, NULL);
 		map[i] = f ? (int)(f - bin->funcs) : -1;
 		if (f)

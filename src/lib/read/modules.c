@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A kernel's modules by name: the .ko files under a directory, indexed
+ * once, each opened as a binary when first asked for.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include "cachepin/modules.h"
+#include "internal.h"
+
+#define MOD_DEPTH 32		/* a kernel tree is some 8 deep */
+
+struct mod_ent {
+	char *name;		/* "nf_conntrack.ko" */
+	char *path;
+	struct cachepin_binary *bin;
+	bool tried;		/* opened, or said why not */
+};
+
+struct cachepin_modules {
+	char *dir;
+	struct mod_ent *ents;	/* by name, then path */
+	size_t nr, cap;
+};
+
+char *cachepin_modules__name(const char *name, char *buf, size_t size)
+{
+	const char *b = name[0] == '[' ? name + 1 : cachepin_base_name(name);
+	const char *ko = name[0] == '[' ? NULL : strstr(b, ".ko");
+	size_t n = name[0] == '[' ? strcspn(b, "]") : ko ? (size_t)(ko - b) : strlen(b), i;
+
+	snprintf(buf, size, "%.*s.ko", (int)n, b);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '-')
+			buf[i] = '_';
+	return buf;
+}
+
+/* Is the file name NAME a module's, compressed (*.ko.xz) or not? */
+static bool is_ko(const char *name, bool *compressed)
+{
+	const char *ko = strstr(name, ".ko");
+
+	while (ko && ko[3] && ko[3] != '.')
+		ko = strstr(ko + 1, ".ko");
+	if (!ko || ko == name)
+		return false;
+	*compressed = ko[3] == '.';
+	return true;
+}
+
+static int mod_add(struct cachepin_modules *m, const char *path, const char *base)
+{
+	char name[NAME_MAX + 8];
+	struct mod_ent *e;
+
+	if (m->nr == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+
+		if (!(e = realloc(m->ents, cap * sizeof(*e))))
+			return -ENOMEM;
+		m->ents = e;
+		m->cap = cap;
+	}
+	e = &m->ents[m->nr];
+	memset(e, 0, sizeof(*e));
+	cachepin_modules__name(base, name, sizeof(name));
+	if (!(e->name = strdup(name)) || !(e->path = strdup(path))) {
+		free(e->name);
+		return -ENOMEM;
+	}
+	m->nr++;
+	return 0;
+}
+
+/* The .ko files under DIR into M, DEPTH levels down; the compressed ones counted in *NZ. */
+static int mod_walk(struct cachepin_modules *m, const char *dir, int depth, size_t *nz)
+{
+	struct dirent *de;
+	char path[PATH_MAX];
+	struct stat st;
+	bool z;
+	DIR *d;
+	int err = 0;
+
+	if (depth > MOD_DEPTH)
+		return 0;
+	if (!(d = opendir(dir)))
+		return depth ? 0 : -errno;	/* an unreadable subdirectory is no module */
+	while (!err && (de = readdir(d))) {
+		if (de->d_name[0] == '.' &&
+		    (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path) ||
+		    lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			err = mod_walk(m, path, depth + 1, nz);
+		else if (S_ISREG(st.st_mode) && is_ko(de->d_name, &z))
+			err = z ? ((*nz)++, 0) : mod_add(m, path, de->d_name);
+	}
+	closedir(d);
+	return err;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct mod_ent *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->path, y->path);
+}
+
+struct cachepin_modules *cachepin_modules__open(const char *dir)
+{
+	struct cachepin_modules *m = calloc(1, sizeof(*m));
+	size_t nz = 0, i, n = 0;
+	int err;
+
+	if (!m || !(m->dir = strdup(dir))) {
+		free(m);
+		pr_warn("out of memory\n");
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = mod_walk(m, dir, 0, &nz);
+	if (err == -ENOMEM) {
+		pr_warn("out of memory\n");
+	} else if (err) {
+		pr_warn("cannot read the modules' directory '%s': %s\n", dir, strerror(-err));
+	} else if (!m->nr) {
+		err = -ENOENT;
+		pr_warn("'%s': no kernel module (*.ko) under it%s\n", dir,
+			nz ? ", only compressed ones" : "");
+		pr_warn("hint: %s\n", nz ? "decompress them (xz -d, zstd -d) into a directory and give that" :
+			"give the kernel build tree, or the directory 'make modules_install' filled");
+	}
+	if (err) {
+		cachepin_modules__free(m);
+		errno = -err;
+		return NULL;
+	}
+	qsort(m->ents, m->nr, sizeof(*m->ents), cmp_ent);
+	/* one file per name: the first path */
+	for (i = 0; i < m->nr; i++) {
+		if (n && !strcmp(m->ents[n - 1].name, m->ents[i].name)) {
+			free(m->ents[i].name);
+			free(m->ents[i].path);
+			continue;
+		}
+		m->ents[n++] = m->ents[i];
+	}
+	m->nr = n;
+	return m;
+}
+
+static int cmp_key(const void *key, const void *ent)
+{
+	return strcmp(key, ((const struct mod_ent *)ent)->name);
+}
+
+const struct cachepin_binary *cachepin_modules__get(struct cachepin_modules *mods,
+						    const char *name)
+{
+	char key[NAME_MAX + 8];
+	struct mod_ent *e;
+
+	if (!mods)
+		return NULL;
+	cachepin_modules__name(name, key, sizeof(key));
+	e = bsearch(key, mods->ents, mods->nr, sizeof(*mods->ents), cmp_key);
+	if (!e)
+		return NULL;
+	if (e->tried)
+		return e->bin;
+	e->tried = true;
+	e->bin = cachepin_binary__open(e->path);
+	if (e->bin && !e->bin->kmodule) {
+		pr_warn("'%s': not a kernel module (no .gnu.linkonce.this_module section); its samples stay by page\n",
+			e->path);
+		cachepin_binary__free(e->bin);
+		e->bin = NULL;
+	}
+	return e->bin;
+}
+
+const char *cachepin_modules__dir(const struct cachepin_modules *mods)
+{
+	return mods->dir;
+}
+
+void cachepin_modules__free(struct cachepin_modules *mods)
+{
+	size_t i;
+
+	if (!mods)
+		return;
+	for (i = 0; i < mods->nr; i++) {
+		free(mods->ents[i].name);
+		free(mods->ents[i].path);
+		cachepin_binary__free(mods->ents[i].bin);
+	}
+	free(mods->ents);
+	free(mods->dir);
+	free(mods);
+}
