@@ -159,4 +159,58 @@ hint: give the kernel build tree, or the directory 'make modules_install' filled
 exit 1
 no e.prof
 EOF
+
+# A QEMU log has no maps: a copy of the router's /proc/modules
+# (--proc-modules) says where the kernel had the module.  Two
+# instructions of start_kernel twice, three at m_in+0x40 twice, two at
+# f3+0x30 once: every instruction a sample
+cat > q.log <<'EOF'
+----------------
+IN: start_kernel
+0x004010d0:  55              pushq    %rbp
+0x004010d1:  c3              retq
+
+----------------
+IN:
+0x7f000040:  90              nop
+0x7f000041:  90              nop
+0x7f000042:  c3              retq
+
+----------------
+IN:
+0x7f001080:  90              nop
+0x7f001081:  c3              retq
+
+Trace 0: 0x7f0000000000 [00000000/004010d0/00000000/00000000] start_kernel
+Trace 0: 0x7f0000000000 [00000000/7f000040/00000000/00000000]
+Trace 0: 0x7f0000000000 [00000000/7f000040/00000000/00000000]
+Trace 0: 0x7f0000000000 [00000000/7f001080/00000000/00000000]
+Trace 0: 0x7f0000000000 [00000000/004010d0/00000000/00000000] start_kernel
+EOF
+[ "$(nm kern | awk '$3 == "start_kernel" { print $1 }')" = 00000000004010d0 ] ||
+	fail "start_kernel is not at 0x4010d0 in kern: the log's addresses are wrong"
+printf 'nf_conntrack 16384 0 - Live 0x7f000000\nnf_nat 8192 0 - Live 0x7f008000\n' > modules.txt
+$CACHEPIN profile --kernel --modules mods --proc-modules modules.txt -o q.prof kern q.log 2> /dev/null ||
+	fail "profile --proc-modules of a QEMU log failed"
+{ grep -E '^samples |^o ' q.prof; mfuncs q.prof; } > q.out
+testrun_compare cat q.out <<'EOF'
+samples 12 4
+o nf_conntrack.ko 8 8 0x7f000000
+f m_in nf_conntrack.ko 6 6
+g 0x40 6
+f f3 nf_conntrack.ko 2 2
+g 0x30 2
+EOF
+# without it, the module's instructions are nobody's
+$CACHEPIN profile --kernel --modules mods -o r.prof kern q.log 2> /dev/null || fail "profile of the QEMU log failed"
+[ "$(grep -c 'nf_conntrack' r.prof)" = 0 ] || fail "module instructions attributed without --proc-modules"
+# a /proc/modules read without the right to see the addresses, and no
+# /proc/modules at all
+sed 's/0x7f008000/0x00000000/' modules.txt > hidden.txt
+expect_fail "'hidden.txt': line 2: nf_nat.ko at address 0: the addresses were hidden" \
+	$CACHEPIN profile --kernel --proc-modules hidden.txt -o h.prof kern q.log
+grep -qx 'hint: copy /proc/modules as root with kernel.kptr_restrict = 0' fail.err || fail "no hint for hidden addresses"
+[ ! -e h.prof ] || fail "h.prof written after an error"
+expect_fail "'q.log': line 1 is not a line of /proc/modules (NAME SIZE REFS DEPS STATE ADDRESS)" \
+	$CACHEPIN profile --kernel --proc-modules q.log -o h.prof kern a.data
 exit 0

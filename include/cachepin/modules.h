@@ -41,4 +41,27 @@ const char *cachepin_modules__dir(const struct cachepin_modules *mods);
 
 void cachepin_modules__free(struct cachepin_modules *mods);
 
+/* A module as the running kernel loaded it. */
+struct cachepin_loaded {
+	char *name;		/* its file's name, "nf_conntrack.ko" */
+	uint64_t base;		/* where its text starts */
+	uint64_t size;		/* of its core allocation: text, then data */
+};
+
+/*
+ * The modules a kernel had loaded, from a copy of its /proc/modules
+ * ("NAME SIZE REFS DEPS STATE ADDRESS [TAINTS]" per line, read as root
+ * with kernel.kptr_restrict 0), into *OUT (sorted by base; free with
+ * cachepin_loaded__free()) and *N.  0, or a negative errno after a
+ * message naming PATH and the line: not that format, an address of 0
+ * (hidden from the reader), two modules overlapping, no module.
+ */
+int cachepin_loaded__read(const char *path, struct cachepin_loaded **out, size_t *n);
+
+/* The module of LOADED[0..N) whose core holds ADDR, or NULL. */
+const struct cachepin_loaded *cachepin_loaded__find(const struct cachepin_loaded *loaded, size_t n,
+						    uint64_t addr);
+
+void cachepin_loaded__free(struct cachepin_loaded *loaded, size_t n);
+
 #endif

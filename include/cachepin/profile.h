@@ -129,13 +129,17 @@ struct cachepin_pbuild *cachepin_pbuild__new(const struct cachepin_binary *bin,
 void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref_sym,
 				     uint64_t runtime_addr);
 struct cachepin_modules;
+struct cachepin_loaded;
 /*
  * A kernel's modules (MODS, which must outlive PB; NULL: none): a sample
  * in a module whose file MODS has goes to that module's function, named
  * with the module's file name as its object ("nf_conntrack.ko"), instead
- * of to the module's page.
+ * of to the module's page.  LOADED[0..NR_LOADED) (NULL: none; outliving
+ * PB too), where the kernel had them loaded, puts the kernel addresses of
+ * an input without maps (QEMU logs, lackey traces) in its modules.
  */
-void cachepin_pbuild__set_modules(struct cachepin_pbuild *pb, struct cachepin_modules *mods);
+void cachepin_pbuild__set_modules(struct cachepin_pbuild *pb, struct cachepin_modules *mods,
+				  const struct cachepin_loaded *loaded, size_t nr_loaded);
 /*
  * Frames in DSO (a mapping's file name as the reader gives it) are code
  * of the binary whatever their name: the recording says DSO has the
@@ -222,6 +226,8 @@ struct cachepin_load_opts {
 	 * placed as fixed occupants at their module's recorded load address.
 	 */
 	struct cachepin_modules *modules;
+	const struct cachepin_loaded *loaded;	/* where they were loaded (NULL: as the input says) */
+	size_t nr_loaded;
 };
 
 /* A profile loaded and matched against a binary. */

@@ -45,6 +45,7 @@ struct cachepin_session_opts {
 	bool has_ebase;		/* 32-bit MIPS kernels: the exception base */
 	uint64_t ebase;
 	const char *modules;	/* a kernel's modules (*.ko) under this directory, or NULL */
+	const char *proc_modules;	/* a copy of the recording kernel's /proc/modules, or NULL */
 	int mode;		/* 0: by the binary (a kernel's samples of a kernel); 1 kernel; 2 user */
 	const char *profile;	/* any input cachepin_profile__load() reads */
 	const char *traced;	/* profile is a QEMU log of this ELF, another link of the
@@ -70,6 +71,8 @@ struct cachepin_session {
 	struct cachepin_binary *traced;	/* opts.traced */
 	struct cachepin_objects *objs;	/* opts.objects, loaded once */
 	struct cachepin_modules *mods;	/* opts.modules, indexed once */
+	struct cachepin_loaded *loaded;	/* opts.proc_modules, read once */
+	size_t nr_loaded;
 	struct cachepin_load load;	/* the profile */
 	/*
 	 * The geometries, the first replaced by the recording machine's L1I

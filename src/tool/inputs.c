@@ -52,6 +52,9 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 	case 1007:
 		in->modules = arg;
 		return 0;
+	case 1008:
+		in->proc_modules = arg;
+		return 0;
 	case 1005: {
 		char *end;
 
@@ -175,6 +178,7 @@ struct cachepin_session *tool_session(struct tool_inputs *in, const char *profil
 	o->has_ebase = in->has_ebase;
 	o->ebase = in->ebase;
 	o->modules = in->modules;
+	o->proc_modules = in->proc_modules;
 	o->mode = in->mode;
 	o->profile = profile;
 	o->period = in->period;

@@ -375,6 +375,8 @@ int tool_check_inputs_outputs(const struct tool_inputs *in, const char *const *m
 		list[n++] = in->binary;
 	if (in->map)
 		list[n++] = in->map;
+	if (in->proc_modules)
+		list[n++] = in->proc_modules;
 	for (i = 0; i < in->nr_objects && n < ARRAY_LEN(list); i++)
 		list[n++] = in->objects[i];
 	for (i = 0; i < nm && n < ARRAY_LEN(list); i++)

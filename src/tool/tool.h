@@ -99,6 +99,7 @@ struct tool_inputs {
 	bool has_ebase;
 	bool keep_idle;		/* --keep-idle */
 	const char *modules;	/* --modules DIR */
+	const char *proc_modules;	/* --proc-modules FILE */
 };
 
 #define TOOL_INPUT_OPTS \
@@ -108,7 +109,8 @@ struct tool_inputs {
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 }, \
 	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }, \
 	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }, \
-	{ "modules", 0, "DIR", "a kernel's modules (*.ko) by name under DIR (the build tree, /lib/modules/VERSION): their samples by function, placed where the recording loaded them", 1007 }
+	{ "modules", 0, "DIR", "a kernel's modules (*.ko) by name under DIR (the build tree, /lib/modules/VERSION): their samples by function, placed where the recording loaded them", 1007 }, \
+	{ "proc-modules", 0, "FILE", "a copy of the recording kernel's /proc/modules: where its modules were, for a QEMU log or lackey trace", 1008 }
 
 /* For the commands that model a profile (the profile command keeps every sample). */
 #define TOOL_IDLE_OPT \

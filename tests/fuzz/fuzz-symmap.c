@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Fuzz the symbol maps: System.map and nm output (and ELF symbols), and a binary made of one. */
+/*
+ * Fuzz the kernel's address maps: System.map and nm output (and ELF
+ * symbols), a binary made of one, and a copy of /proc/modules.
+ */
 #include "fuzz.h"
 #include "cachepin/binary.h"
+#include "cachepin/modules.h"
 #include "cachepin/symmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,6 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cachepin_symmap__free(sm);
 	}
 	cachepin_binary__free(cachepin_binary__open_symmap(path));
+	{
+		struct cachepin_loaded *l;
+		size_t n;
+
+		if (!cachepin_loaded__read(path, &l, &n)) {
+			cachepin_loaded__find(l, n, l[0].base);
+			cachepin_loaded__free(l, n);
+		}
+	}
 	close(fd);
 	return 0;
 }

@@ -69,6 +69,8 @@ static int session_binary(struct cachepin_session *s)
 
 	if (o->modules && !(s->mods = cachepin_modules__open(o->modules)))
 		return -errno;
+	if (o->proc_modules && (err = cachepin_loaded__read(o->proc_modules, &s->loaded, &s->nr_loaded)))
+		return err;
 	if (o->symmap) {
 		s->bin = cachepin_binary__open_symmap(o->binary);
 		return s->bin ? 0 : -errno;
@@ -98,6 +100,7 @@ static int session_load_on(struct cachepin_session *s, struct cachepin_binary *b
 		.kernel = s->mode == 1, .period = s->opts.period,
 		.objects = s->opts.objects, .nr_objects = s->opts.nr_objects, .objs = s->objs,
 		.keep_idle = s->opts.keep_idle, .modules = s->mods,
+		.loaded = s->loaded, .nr_loaded = s->nr_loaded,
 	};
 
 	return cachepin_profile__load(l, path, bin, &o);
@@ -326,5 +329,6 @@ void cachepin_session__free(struct cachepin_session *s)
 	cachepin_binary__free(s->bin);
 	cachepin_objects__free(s->objs);
 	cachepin_modules__free(s->mods);
+	cachepin_loaded__free(s->loaded, s->nr_loaded);
 	free(s);
 }

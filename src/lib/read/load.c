@@ -541,7 +541,7 @@ static struct cachepin_profile *load_samples(const struct cachepin_binary *bin, 
 		return NULL;
 	}
 	if (flags & CACHEPIN_PBUILD_KERNEL)
-		cachepin_pbuild__set_modules(pb, o->modules);
+		cachepin_pbuild__set_modules(pb, o->modules, o->loaded, o->nr_loaded);
 	if (s->kind == CACHEPIN_INPUT_PERF)
 		err = read_perf(pb, bin, path, o, &info);
 	else if (s->kind == CACHEPIN_INPUT_QEMU)

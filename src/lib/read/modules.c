@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "cachepin/modules.h"
 #include "internal.h"
+#include "scan.h"
 
 #define MOD_DEPTH 32		/* a kernel tree is some 8 deep */
 
@@ -205,4 +206,128 @@ void cachepin_modules__free(struct cachepin_modules *mods)
 	free(mods->ents);
 	free(mods->dir);
 	free(mods);
+}
+
+static int cmp_loaded(const void *a, const void *b)
+{
+	const struct cachepin_loaded *x = a, *y = b;
+
+	return (x->base > y->base) - (x->base < y->base);
+}
+
+/* One line of /proc/modules into *L: 0, -EINVAL if it is not one, -ENOMEM. */
+static int loaded_line(const char *line, size_t len, struct cachepin_loaded *l)
+{
+	const char *p = line, *e = line + len;
+	struct scan_field f[7];
+	char name[NAME_MAX + 8], file[NAME_MAX + 8];
+	size_t n = scan_fields(p, e, f, ARRAY_SIZE(f));
+
+	if (n < 6 || f[0].e - f[0].p > NAME_MAX || !scan_u64(f[1].p, f[1].e, &l->size) ||
+	    !scan_hex0x(f[5].p, f[5].e, &l->base))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "[%.*s]", (int)(f[0].e - f[0].p), f[0].p);
+	cachepin_modules__name(name, file, sizeof(file));
+	return (l->name = strdup(file)) ? 0 : -ENOMEM;
+}
+
+int cachepin_loaded__read(const char *path, struct cachepin_loaded **out, size_t *n)
+{
+	struct scan_reader r = { 0 };
+	struct cachepin_loaded *v = NULL, l;
+	unsigned long lineno = 0;
+	size_t nr = 0, cap = 0, len, i;
+	char *line;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!(r.f = fopen(path, "r"))) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		return err;
+	}
+	while ((line = cachepin_scan_text_line(&r, path, &lineno, &err))) {
+		len = strlen(line);
+		if (scan_skip_ws(line, line + len) == line + len)
+			continue;
+		memset(&l, 0, sizeof(l));
+		if ((err = loaded_line(line, len, &l))) {
+			if (err == -ENOMEM)
+				pr_warn("out of memory\n");
+			else
+				pr_warn("'%s': line %lu is not a line of /proc/modules (NAME SIZE REFS DEPS STATE ADDRESS)\n",
+					path, lineno);
+			break;
+		}
+		if (!l.base) {
+			err = -EINVAL;
+			pr_warn("'%s': line %lu: %s at address 0: the addresses were hidden\n", path,
+				lineno, l.name);
+			free(l.name);
+			pr_warn("hint: copy /proc/modules as root with kernel.kptr_restrict = 0\n");
+			break;
+		}
+		if (nr == cap) {
+			struct cachepin_loaded *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(l.name);
+				err = -ENOMEM;
+				pr_warn("out of memory\n");
+				break;
+			}
+			v = nv;
+		}
+		v[nr++] = l;
+	}
+	cachepin_scan_release(&r);
+	fclose(r.f);
+	if (!err && !nr) {
+		err = -EINVAL;
+		pr_warn("'%s': no module in it\n", path);
+	}
+	if (!err) {
+		qsort(v, nr, sizeof(*v), cmp_loaded);
+		for (i = 1; i < nr; i++)
+			if (v[i - 1].base + v[i - 1].size > v[i].base) {
+				err = -EINVAL;
+				pr_warn("'%s': modules %s and %s overlap\n", path, v[i - 1].name, v[i].name);
+				break;
+			}
+	}
+	if (err) {
+		cachepin_loaded__free(v, nr);
+		return err;
+	}
+	*out = v;
+	*n = nr;
+	return 0;
+}
+
+const struct cachepin_loaded *cachepin_loaded__find(const struct cachepin_loaded *loaded, size_t n,
+						    uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < loaded[mid].base)
+			hi = mid;
+		else if (addr - loaded[mid].base >= loaded[mid].size)
+			lo = mid + 1;
+		else
+			return &loaded[mid];
+	}
+	return NULL;
+}
+
+void cachepin_loaded__free(struct cachepin_loaded *loaded, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(loaded[i].name);
+	free(loaded);
 }

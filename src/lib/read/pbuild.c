@@ -141,6 +141,8 @@ struct cachepin_pbuild {
 	struct pb_object *objects;	/* by name */
 	struct pb_page *pages;		/* by object and page */
 	struct cachepin_modules *modules;	/* the kernel's modules, or NULL */
+	const struct cachepin_loaded *loaded;	/* where they were loaded, by base */
+	size_t nr_loaded;
 	struct pb_mfunc *mfuncs;	/* by module and function */
 	struct pb_object *last_obj;	/* of the last other-object leaf */
 	struct pb_pid *ran;		/* the processes with samples in the binary */
@@ -219,9 +221,12 @@ void cachepin_pbuild__set_kernel_ref(struct cachepin_pbuild *pb, const char *ref
 		pb->kaslr = (int64_t)(runtime_addr - v);
 }
 
-void cachepin_pbuild__set_modules(struct cachepin_pbuild *pb, struct cachepin_modules *mods)
+void cachepin_pbuild__set_modules(struct cachepin_pbuild *pb, struct cachepin_modules *mods,
+				  const struct cachepin_loaded *loaded, size_t nr_loaded)
 {
 	pb->modules = mods;
+	pb->loaded = loaded;
+	pb->nr_loaded = nr_loaded;
 }
 
 /*
@@ -670,8 +675,8 @@ static int pb_add_module(struct cachepin_pbuild *pb, const struct cachepin_frame
  * run.  Its granule goes to the page's pseudo-function.  A kernel's
  * module whose file was given goes to its function instead.
  */
-static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, uint32_t pid,
-			double w)
+static int pb_add_other_in(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, uint32_t pid,
+			   double w)
 {
 	/* a kernel's module */
 	bool kmod = (pb->flags & CACHEPIN_PBUILD_KERNEL) && (fr->flags & CACHEPIN_FRAME_KERNEL) &&
@@ -720,6 +725,32 @@ static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame 
 		HASH_ADD(hh, pb->pages, key, sizeof(pg->key), pg);
 	}
 	return pb_add_gran(pb, &pg->f, CACHEPIN_PROFILE_PAGE, off & (CACHEPIN_PROFILE_PAGE - 1), true, w);
+}
+
+/*
+ * A leaf outside the binary: as pb_add_other_in(), a kernel address that
+ * the input gave no map of (a QEMU log, a lackey trace) in the module the
+ * kernel had loaded there (cachepin_pbuild__set_modules()).
+ */
+static int pb_add_other(struct cachepin_pbuild *pb, const struct cachepin_frame *fr, uint32_t pid,
+			double w)
+{
+	const struct cachepin_loaded *ld;
+	struct cachepin_frame in_mod;
+
+	/* a kernel address the input gave no map of, in a module as loaded */
+	if ((pb->flags & CACHEPIN_PBUILD_KERNEL) && (fr->flags & CACHEPIN_FRAME_KERNEL) &&
+	    (fr->flags & CACHEPIN_FRAME_HAS_IP) && !(fr->flags & CACHEPIN_FRAME_HAS_FOFF) &&
+	    cachepin_kernel_dso_is_image(fr->dso) &&
+	    (ld = cachepin_loaded__find(pb->loaded, pb->nr_loaded, fr->ip))) {
+		in_mod = *fr;
+		in_mod.dso = ld->name;
+		in_mod.file_off = fr->ip - ld->base;
+		in_mod.flags |= CACHEPIN_FRAME_HAS_FOFF;
+		in_mod.flags &= ~(unsigned int)(CACHEPIN_FRAME_HAS_SYM | CACHEPIN_FRAME_HAS_OFF);
+		fr = &in_mod;
+	}
+	return pb_add_other_in(pb, fr, pid, w);
 }
 
 int cachepin_pbuild__add(void *ctx, const struct cachepin_sample *s)
