@@ -21,7 +21,7 @@ $CACHEPIN profile --kernel -o a.prof kern a.data 2> a.err || { cat a.err >&2; fa
 testrun_compare cat a.err <<'EOF'
 cachepin: 'a.data': 12.5 % of the samples are outside 'kern': nf_conntrack.ko 12.5 %
 cachepin: 'a.data': 3 hot pages of modules are fixed occupants of their sets (above 4096 bytes as loaded in this recording; another boot or load order may put them elsewhere)
-hint: a module's code is not planned; build it into the kernel (=y) for the plan to place it
+hint: a module's code moves only within its module (plan --modules-lds); build it in (=y) for the kernel's plan to place it
 EOF
 # the module, its load address, its pages and their granules (weight
 # 250000 a sample): 0x40 and 0x44 share a granule
@@ -104,7 +104,7 @@ $CACHEPIN profile --kernel --modules mods -o m.prof kern a.data 2> m.err || { ca
 testrun_compare cat m.err <<'EOF'
 cachepin: 'a.data': 12.5 % of the samples are outside 'kern': nf_conntrack.ko 12.5 %
 cachepin: 'a.data': 3 hot functions of modules are fixed occupants of their sets (above 4096 bytes as loaded in this recording; another boot or load order may put them elsewhere)
-hint: a module's code is not planned; build it into the kernel (=y) for the plan to place it
+hint: a module's code moves only within its module (plan --modules-lds); build it in (=y) for the kernel's plan to place it
 EOF
 # 0x40 and 0x44 in m_in, 0x1080 at f3+0x30, 0x3ffc at m_out+0xfac; the
 # kernel's own f3 keeps its samples

@@ -9,12 +9,14 @@
 #include <string.h>
 #include <time.h>
 #include "cachepin/align.h"
+#include "cachepin/modplan.h"
 #include "cachepin/plan.h"
+#include "cachepin/score.h"
 #include "tool.h"
 
 enum {
 	OPT_GROWTH = 3001, OPT_PREV, OPT_MAXPAD, OPT_SEED, OPT_ITERS, OPT_FIRST, OPT_REFS, OPT_RESTARTS, OPT_WHOLE, OPT_MAXHOT,
-	OPT_HOLDOUT, OPT_METHOD, OPT_TRACED,
+	OPT_HOLDOUT, OPT_METHOD, OPT_TRACED, OPT_MODLDS,
 };
 
 const struct tool_opt plan_opts[] = {
@@ -34,6 +36,7 @@ const struct tool_opt plan_opts[] = {
 	{ "refs", 0, "N", "length of the modelled reference string (default 2097152)", OPT_REFS },
 	{ "max-hot", 0, "N", "place at most the N densest hot units (default 4000); the rest stay", OPT_MAXHOT },
 	{ "whole-functions", 0, NULL, "take every line of a sampled function as hot, not only sampled ones", OPT_WHOLE },
+	{ "modules-lds", 0, "FILE", "plan the modules too (--modules): their hot functions' order, as a script for their link (LDFLAGS_MODULE=\"-T FILE\")", OPT_MODLDS },
 	TOOL_INPUT_OPTS,
 	TOOL_IDLE_OPT,
 	{ NULL }
@@ -43,6 +46,7 @@ struct plan_args {
 	struct tool_inputs in;
 	struct tool_link_outputs lo;	/* the fragment NULL: standard output */
 	const char *first, *holdout, *prev, *traced;
+	const char *modules_lds;	/* --modules-lds FILE */
 	struct cachepin_plan_opts po;
 	size_t refs;
 	bool whole;
@@ -133,6 +137,9 @@ static int plan_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_TRACED:
 		a->traced = arg;
+		return 0;
+	case OPT_MODLDS:
+		a->modules_lds = arg;
 		return 0;
 	case OPT_PREV:
 		a->prev = arg;
@@ -340,9 +347,14 @@ static void cand_report(const struct plan_args *a, const struct cachepin_plan *p
 }
 
 /* The alignment file, the ordering files asked for, then the fragment. */
+static int write_modules_lds(FILE *f, void *ctx)
+{
+	return cachepin_modplan__write_lds(f, ctx);
+}
+
 static int plan_write(const struct plan_args *a, const struct cachepin_plan *plan,
 		      const struct cachepin_model *m, const struct cachepin_profile *prof,
-		      const struct cachepin_emit_score *sc)
+		      const struct cachepin_emit_score *sc, struct cachepin_modplan *mp)
 {
 	struct cachepin_emit_info info = {
 		.version = cachepin_version(), .scores = sc, .nr_scores = plan->nr_evals,
@@ -357,9 +369,61 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 		lo.path[TOOL_OUT_FRAGMENT] = "-";
 	cachepin_binary__build_id_str(m->bin, info.build_id);
 	/* all or nothing: a fragment never goes with another plan's alignment file */
-	if (tool_link_outputs_add(&os, &lo, &l))
+	if (tool_link_outputs_add(&os, &lo, &l) ||
+	    (a->modules_lds && tool_outputs_add(&os, a->modules_lds, write_modules_lds, mp)))
 		return 1;
 	return tool_outputs_commit(&os);
+}
+
+/*
+ * --modules-lds: the modules planned against the kernel's plan, and the
+ * modelled misses with them as loaded and as planned (the load address
+ * the recording had).  0, or 1 after a message.
+ */
+static int plan_modules(const struct plan_args *a, const struct cachepin_session *s,
+			const struct cachepin_plan *plan, struct cachepin_modplan *mp)
+{
+	struct cachepin_score before = { 0 }, after = { 0 };
+	size_t i, n = 0;
+	int err;
+
+	if (!a->modules_lds)
+		return 0;
+	if (!s->mods) {
+		tool_error("--modules-lds needs the modules' files: --modules DIR");
+		return 1;
+	}
+	if ((err = cachepin_modplan__run(s->model, &plan->layout, s->mods, a->in.caches,
+					 a->in.nr_caches, mp)))
+		return tool_error("out of memory");
+	for (i = 0; i < mp->nr_mods; i++) {
+		const struct cachepin_modplan_mod *mm = &mp->mods[i];
+
+		if (mm->why_not) {
+			tool_warn("%s: not planned: %s", mm->name, mm->why_not);
+			continue;
+		}
+		n++;
+		fprintf(stderr, "cachepin: %s: %zu hot functions from +0x%" PRIx64 ", after %zu of its cold ones\n",
+			mm->name, mm->nr_hot, mm->hot_start, mm->nr_funcs - mm->nr_hot);
+	}
+	for (i = 0; i < a->in.nr_caches; i++) {
+		const struct cachepin_cache *c = &a->in.caches[i];
+
+		if (cachepin_score__run(s->model, &plan->layout, c, 0, &before) ||
+		    cachepin_score__run(s->model, &mp->layout, c, 0, &after)) {
+			cachepin_score__release(&before);
+			return tool_error("out of memory");
+		}
+		fprintf(stderr, "cachepin: %s (%s): with %zu of %zu modules planned, modelled misses %" PRIu64 " -> %" PRIu64
+			" (%+.1f %%), at the load addresses of the recording\n", c->name, cachepin_repl_name(c->repl),
+			n, mp->nr_mods, before.miss[c->repl], after.miss[c->repl],
+			before.miss[c->repl] ? 100.0 * ((double)after.miss[c->repl] - (double)before.miss[c->repl]) /
+						   (double)before.miss[c->repl] : 0);
+		cachepin_score__release(&before);
+		cachepin_score__release(&after);
+	}
+	return 0;
 }
 
 /*
@@ -517,6 +581,7 @@ int cmd_plan(int argc, char **argv)
 	struct cachepin_emit_score sc[ARRAY_LEN(a.in.caches)];
 	struct cachepin_session *s = NULL;
 	struct cachepin_plan plan = { 0 };
+	struct cachepin_modplan mp = { 0 };
 	struct timespec t0, t1;
 	char *align_name = NULL;
 	struct cachepin_align *prev = NULL;
@@ -547,11 +612,14 @@ int cmd_plan(int argc, char **argv)
 	cand_report(&a, &plan, s->load.profile);
 	event_note(s->load.profile);
 	plan_report(&a, &plan, elapsed(&t0, &t1), sc);
-	rc = plan_write(&a, &plan, s->model, s->load.profile, sc);
+	if (plan_modules(&a, s, &plan, &mp))
+		goto out;
+	rc = plan_write(&a, &plan, s->model, s->load.profile, sc, &mp);
 out:
 	free(align_name);
 	cachepin_align__free(prev);
 	cachepin_plan__release(&plan);
+	cachepin_modplan__release(&mp);
 	cachepin_session__free(s);
 	tool_inputs_release(&a.in);
 	return rc;

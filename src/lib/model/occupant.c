@@ -259,8 +259,8 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 		    kernel ? "as loaded in this recording; another boot or load order may put them elsewhere" :
 		    "as loaded in this recording; another run may load them elsewhere");
 	if (kernel)
-		cachepin_pr(lvl, "hint: a module's code is not planned; build it into the kernel (=y) "
-			    "for the plan to place it\n");
+		cachepin_pr(lvl, "hint: a module's code moves only within its module (plan --modules-lds); "
+			    "build it in (=y) for the kernel's plan to place it\n");
 	else
 		cachepin_pr(lvl, "hint: a shared library's code cannot move; link the program statically "
 			    "(-static) for the plan to place it\n");
