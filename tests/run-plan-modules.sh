@@ -116,4 +116,49 @@ EOF
 expect_fail "needs the modules' files: --modules DIR" \
 	$CACHEPIN plan --kernel -m k.map -c 32K:4:32 --modules-lds x.lds -o x-k.lds k m.prof
 [ ! -e x.lds ] && [ ! -e x-k.lds ] || fail "outputs written after an error"
+
+# simulate --relink-modules: a QEMU log of the module as built (loaded
+# at 0x7f001000, as a copy of /proc/modules says) fetched on the
+# relinked one: m_in+0x40, traced at 0x7f001040, at 0x7f001340 (set 154)
+cat > q.log <<'EOF'
+----------------
+IN: start_kernel
+0x004010d0:  55              pushq    %rbp
+0x004010d1:  c3              retq
+
+----------------
+IN:
+0x7f001040:  90              nop
+0x7f001041:  90              nop
+0x7f001042:  c3              retq
+
+Trace 0: 0x7f0000000000 [00000000/004010d0/00000000/00000000] start_kernel
+Trace 0: 0x7f0000000000 [00000000/7f001040/00000000/00000000]
+Trace 0: 0x7f0000000000 [00000000/7f001040/00000000/00000000]
+EOF
+printf 'nf_conntrack 32768 0 - Live 0x7f001000\n' > modules.txt
+$CACHEPIN simulate -c 32K:4:32 -p lru --sets 2 q.log k --modules mods --proc-modules modules.txt \
+	--relink-modules new > sim.txt 2> sim.err || { cat sim.err >&2; fail "simulate --relink-modules failed"; }
+testrun_compare sh -c "sed -n '/the 2 sets/,\$p' sim.txt" <<'EOF'
+32K:4:32 lru: the 2 sets with the most misses
+  set 134            1 misses, 1 lines
+             1  0x004010c0  start_kernel+0x0
+  set 154            1 misses, 1 lines
+             1  0x7f001340  (traced at 0x7f001040)
+EOF
+# as traced, the same line is in set 130, beside the kernel's f3
+$CACHEPIN simulate -c 32K:4:32 -p lru --sets 2 q.log k > sim0.txt 2> /dev/null || fail "simulate failed"
+grep -q '^  set 130 ' sim0.txt || fail "the module's line is not in set 130 as traced: $(cat sim0.txt)"
+# the relinked file lacks a function of the traced one: said, kept
+sed 's/fn c3, 0x400/fn c4, 0x400/' mod.s > mod4.s
+mkdir -p new4
+as -o net/netfilter/nf-conntrack.o mod4.s && ld -r -T m.lds -o new4/nf-conntrack.ko net/netfilter/nf-conntrack.o ||
+	fail "cannot link the module with c4"
+$CACHEPIN simulate -c 32K:4:32 -p lru q.log k --modules mods --proc-modules modules.txt \
+	--relink-modules new4 > /dev/null 2> sim4.err || fail "simulate --relink-modules new4 failed"
+testrun_compare cat sim4.err <<'EOF'
+cachepin: warning: 1 functions of the traced modules are not once in the modules of 'new4': their code stays where it ran
+EOF
+expect_fail "needs the traced modules (--modules), where they were (--proc-modules) and the traced binary" \
+	$CACHEPIN simulate q.log k --relink-modules new
 exit 0

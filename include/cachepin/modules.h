@@ -64,4 +64,27 @@ const struct cachepin_loaded *cachepin_loaded__find(const struct cachepin_loaded
 
 void cachepin_loaded__free(struct cachepin_loaded *loaded, size_t n);
 
+/* A stretch of traced addresses and where another build of its code has it. */
+struct cachepin_remap {
+	uint64_t lo, hi;	/* [lo, hi) as traced */
+	int64_t delta;		/* new address - traced address */
+};
+
+/*
+ * The modules of LOADED[0..N) remapped from their files in OLD (the
+ * traced build) to those in NEW (another link of the same code), as a
+ * relinked vmlinux is: every function of a module's text (init code
+ * apart) that both files have once by name, the range it had where the
+ * module was loaded and how far it moves there.  Into *OUT (sorted, to be
+ * freed), *NR; *MISSING gets the functions of OLD that NEW lacks or has
+ * more than once.  A module OLD lacks stays as traced.  0 or -ENOMEM.
+ */
+int cachepin_modules__remap(const struct cachepin_loaded *loaded, size_t n,
+			    struct cachepin_modules *old, struct cachepin_modules *new,
+			    struct cachepin_remap **out, size_t *nr, size_t *missing);
+
+/* The range of REMAP[0..N) holding ADDR, or NULL. */
+const struct cachepin_remap *cachepin_remap__find(const struct cachepin_remap *remap, size_t n,
+						  uint64_t addr);
+
 #endif

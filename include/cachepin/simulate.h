@@ -18,6 +18,8 @@
 #include "cachepin/cache.h"
 #include "cachepin/layout.h"
 
+struct cachepin_remap;
+
 /*
  * The policies simulate runs: a set-associative cache of each online
  * replacement policy (cachepin_repl__online()), and the fully associative
@@ -42,6 +44,8 @@ struct cachepin_simulate_opts {
 	uint64_t lo, hi;
 	int64_t cpu;			/* QEMU: only this cpu's blocks; -1: all */
 	const struct cachepin_layout *layout;	/* remap to it; NULL: as traced */
+	const struct cachepin_remap *mod_remap;	/* the modules' code remapped (before layout) */
+	size_t nr_mod_remap;
 	uint32_t worst_sets;		/* per set-associative row, the N sets with the
 					 * most misses and their lines (0: none) */
 };

@@ -21,6 +21,7 @@ enum {
 	OPT_LAYOUT,
 	OPT_RELINK,
 	OPT_SETS,
+	OPT_RELINK_MODS,
 };
 
 /* "lru,random,rr,fa-lru": the policies simulate runs, as the policy table has them. */
@@ -39,6 +40,9 @@ const struct tool_opt simulate_opts[] = {
 	{ "cpu", 0, "N", "QEMU logs of SMP guests: only this cpu's blocks", OPT_CPU },
 	{ "layout", 0, "FILE", "remap to the layout of a plan (its alignment file) on BINARY", OPT_LAYOUT },
 	{ "relink", 0, "ELF", "remap to a relink of BINARY, function by function name", OPT_RELINK },
+	{ "modules", 0, "DIR", "the traced kernel's modules (*.ko) by name under DIR", 1007 },
+	{ "proc-modules", 0, "FILE", "a copy of the traced kernel's /proc/modules: where its modules were", 1008 },
+	{ "relink-modules", 0, "DIR", "remap the modules' code to their files under DIR, another link of them, function by function name (with --modules, --proc-modules)", OPT_RELINK_MODS },
 	{ "map", 'm', "FILE", "GNU ld link map of BINARY (--layout needs it)", 'm' },
 	{ "sets", 0, "N", "the N sets with the most misses of each geometry and policy, and their lines (named by BINARY if given)", OPT_SETS },
 	{ "json", 0, NULL, "print JSON", TOOL_OPT_JSON },
@@ -49,6 +53,7 @@ struct sim_args {
 	struct tool_inputs in;
 	struct cachepin_simulate_opts o;
 	const char *layout, *relink;
+	const char *relink_modules;	/* --relink-modules DIR */
 	struct tool_report rep;	/* --json */
 };
 
@@ -125,6 +130,9 @@ static int simulate_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case OPT_RELINK:
 		a->relink = arg;
+		return 0;
+	case OPT_RELINK_MODS:
+		a->relink_modules = arg;
 		return 0;
 	case OPT_SETS:
 		if ((r = tool_parse_u64(arg, &v, "--sets")))
@@ -373,7 +381,7 @@ static int sim_check(struct sim_args *a)
 		tool_error("simulate: --%s needs the traced binary after the trace", a->layout ? "layout" : "relink");
 		return EXIT_USAGE;
 	}
-	if (a->in.binary && !(a->layout || a->relink) && !a->o.worst_sets) {
+	if (a->in.binary && !(a->layout || a->relink || a->relink_modules) && !a->o.worst_sets) {
 		tool_error("simulate: a binary is only needed to remap the trace (--layout, --relink) or to name the lines of --sets");
 		return EXIT_USAGE;
 	}
@@ -381,10 +389,44 @@ static int sim_check(struct sim_args *a)
 		tool_error("simulate: -m is the map of the traced binary, which only --layout needs");
 		return EXIT_USAGE;
 	}
+	if (a->relink_modules && (!a->in.modules || !a->in.proc_modules || !a->in.binary)) {
+		tool_error("simulate: --relink-modules needs the traced modules (--modules), where they were (--proc-modules) and the traced binary");
+		return EXIT_USAGE;
+	}
+	if ((a->in.modules || a->in.proc_modules) && !a->relink_modules) {
+		tool_error("simulate: --modules and --proc-modules are for --relink-modules");
+		return EXIT_USAGE;
+	}
 	if (tool_default_cache(&a->in))
 		return 1;
 	a->o.caches = a->in.caches;
 	a->o.nr_caches = a->in.nr_caches;
+	return 0;
+}
+
+/*
+ * --relink-modules: the traced modules' code (S's files, where S's copy of
+ * /proc/modules had them) remapped to their files under the directory
+ * given, into *REMAP and A's options.  0, or 1 after a message.
+ */
+static int open_mod_remap(struct sim_args *a, const struct cachepin_session *s,
+			  struct cachepin_remap **remap)
+{
+	struct cachepin_modules *new = cachepin_modules__open(a->relink_modules);
+	size_t missing;
+	int err;
+
+	if (!new)
+		return 1;
+	err = cachepin_modules__remap(s->loaded, s->nr_loaded, s->mods, new, remap,
+				      &a->o.nr_mod_remap, &missing);
+	cachepin_modules__free(new);
+	if (err)
+		return tool_error("out of memory");
+	a->o.mod_remap = *remap;
+	if (missing)
+		tool_warn("%zu functions of the traced modules are not once in the modules of '%s': their code stays where it ran",
+			  missing, a->relink_modules);
 	return 0;
 }
 
@@ -425,6 +467,7 @@ int cmd_simulate(int argc, char **argv)
 	struct cachepin_session_opts so = { 0 };
 	struct cachepin_session *s = NULL;
 	struct cachepin_layout l = { 0 };
+	struct cachepin_remap *remap = NULL;
 	int first, rc;
 
 	first = tool_parse(cmd, argc, argv, simulate_opt, &a);
@@ -448,10 +491,13 @@ int cmd_simulate(int argc, char **argv)
 				goto out;
 			a.o.layout = &l;
 		}
+		if (a.relink_modules && open_mod_remap(&a, s, &remap))
+			goto out;
 	}
 	rc = sim_run(argv[first], &a, s ? s->bin : NULL);
 out:
 	cachepin_layout__release(&l);
+	free(remap);
 	cachepin_session__free(s);
 	tool_inputs_release(&a.in);
 	return rc;

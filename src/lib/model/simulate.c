@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <unistd.h>
 #include <uthash.h>
+#include "cachepin/modules.h"
 #include "cachepin/qemu.h"
 #include "cachepin/simulate.h"
 #include "internal.h"
@@ -135,6 +136,23 @@ static inline bool in_range(const struct cachepin_simulate_opts *o, uint64_t a)
 	return !o->range || (a >= o->lo && a < o->hi);
 }
 
+/* Where traced address A goes: its module's remap, else the layout's; *KNOWN if either knows it. */
+static int64_t sim_delta(struct engine *en, uint64_t a, bool *known)
+{
+	const struct cachepin_simulate_opts *o = en->o;
+	const struct cachepin_remap *r;
+
+	if (o->nr_mod_remap && (r = cachepin_remap__find(o->mod_remap, o->nr_mod_remap, a))) {
+		*known = true;
+		return r->delta;
+	}
+	if (!o->layout) {
+		*known = false;
+		return 0;
+	}
+	return cachepin_layout__delta(o->layout, a, known, &en->hint);
+}
+
 /*
  * A block through the layout: runs of instructions that stay together
  * (one delta, one after the other) are fetched as one range.
@@ -154,7 +172,7 @@ static void remap_block(struct engine *en, const struct cachepin_qblock *b)
 		if (!in_range(en->o, ia))
 			continue;
 		en->out->insns++;
-		d = cachepin_layout__delta(en->o->layout, ia, &known, &en->hint);
+		d = sim_delta(en, ia, &known);
 		if (known)
 			en->out->remapped++;
 		else
@@ -186,7 +204,7 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 		return 0;
 	}
 	en->out->blocks++;
-	if (o->layout) {
+	if (o->layout || o->nr_mod_remap) {
 		remap_block(en, b);
 		return 0;
 	}
@@ -215,8 +233,8 @@ static int on_fetch(void *ctx, uint64_t addr, uint32_t size)
 		return 0;
 	en->out->blocks++;
 	en->out->insns++;
-	if (en->o->layout) {
-		d = cachepin_layout__delta(en->o->layout, addr, &known, &en->hint);
+	if (en->o->layout || en->o->nr_mod_remap) {
+		d = sim_delta(en, addr, &known);
 		if (known)
 			en->out->remapped++;
 		else

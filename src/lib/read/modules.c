@@ -331,3 +331,83 @@ void cachepin_loaded__free(struct cachepin_loaded *loaded, size_t n)
 		free(loaded[i].name);
 	free(loaded);
 }
+
+static int cmp_remap(const void *a, const void *b)
+{
+	const struct cachepin_remap *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Is F of module MOD code of its text as loaded (not init code, not a synthetic)? */
+static bool text_func(const struct cachepin_binary *mod, const struct cachepin_func *f)
+{
+	const struct cachepin_unit *u = cachepin_binary__func_unit(mod, f);
+
+	return f->size && !(f->flags & CACHEPIN_FUNC_SYNTHETIC) && u && u->section &&
+	       strncmp(u->section, ".init", 5) != 0;
+}
+
+int cachepin_modules__remap(const struct cachepin_loaded *loaded, size_t n,
+			    struct cachepin_modules *old, struct cachepin_modules *new,
+			    struct cachepin_remap **out, size_t *nr, size_t *missing)
+{
+	struct cachepin_remap *v = NULL;
+	size_t cnt = 0, cap = 0, i, k;
+
+	*out = NULL;
+	*nr = *missing = 0;
+	for (i = 0; i < n; i++) {
+		const struct cachepin_binary *a = cachepin_modules__get(old, loaded[i].name);
+		const struct cachepin_binary *b = cachepin_modules__get(new, loaded[i].name);
+
+		for (k = 0; a && k < a->nr_funcs; k++) {
+			const struct cachepin_func *f = &a->funcs[k], *g;
+			bool amb = false;
+
+			if (!text_func(a, f))
+				continue;
+			g = b ? cachepin_binary__lookup(b, f->name, NULL, &amb) : NULL;
+			if (!g || amb || (cachepin_binary__lookup(a, f->name, NULL, &amb) && amb) ||
+			    !text_func(b, g)) {
+				(*missing)++;
+				continue;
+			}
+			if (cnt == cap) {
+				struct cachepin_remap *nv = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[cnt++] = (struct cachepin_remap){
+				.lo = loaded[i].base + f->addr, .hi = loaded[i].base + f->addr + f->size,
+				.delta = (int64_t)(g->addr - f->addr),
+			};
+		}
+	}
+	qsort(v, cnt, sizeof(*v), cmp_remap);
+	*out = v;
+	*nr = cnt;
+	return 0;
+}
+
+const struct cachepin_remap *cachepin_remap__find(const struct cachepin_remap *remap, size_t n,
+						  uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < remap[mid].lo)
+			hi = mid;
+		else if (addr >= remap[mid].hi)
+			lo = mid + 1;
+		else
+			return &remap[mid];
+	}
+	return NULL;
+}
