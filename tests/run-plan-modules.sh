@@ -80,6 +80,24 @@ sed -n 's|^\t\t\*/nf-conntrack.o(.text.\([a-z0-9_]*\))\t/\* +0x\([0-9a-f]*\) \*/
 while read -r off fn; do
 	grep -qx "$off $fn" linked.txt || fail "$fn is not at +0x$off in the relinked module: $(grep " $fn\$" linked.txt)"
 done < planned.txt
+# cachepin check --modules: the relinked module in place; the module as
+# built not, each function said; something else than the script refused
+testrun_compare $CACHEPIN check --modules new m.lds <<'EOF'
+ok: 5 of 5 planned functions of 1 modules at their planned offsets
+EOF
+testrun_compare sh -c "$CACHEPIN check --modules mods m.lds; echo \"exit \$?\"" <<'EOF'
+nf_conntrack.ko: c2 planned +0x0, now +0x3150
+nf_conntrack.ko: c1 planned +0x200, now +0x50
+nf_conntrack.ko: m_in planned +0x300, now +0x0
+nf_conntrack.ko: m_big planned +0x350, now +0x150
+nf_conntrack.ko: m_out planned +0x1350, now +0x3350
+FAILED: 0 of 5 planned functions of 1 modules in place, 5 moved, 0 missing
+exit 1
+EOF
+expect_fail "'k.lds': not a script of cachepin plan --modules-lds" $CACHEPIN check --modules new k.lds
+mkdir -p none
+cp new/nf-conntrack.ko none/nf_nat.ko
+expect_fail "'m.lds': line 9: no module nf_conntrack.ko under 'none'" $CACHEPIN check --modules none m.lds
 # scored with the relinked module: its functions where its file has
 # them now (at 0x7f001000: m_in+0x40 at set 128 + 0x340 / 32 = 154,
 # m_big+0xf30 at 0x1280 + 0x1000, set 20, m_out+0xcac at 0x1ffc + 0x1000,

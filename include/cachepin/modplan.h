@@ -76,4 +76,30 @@ int cachepin_modplan__write_lds(FILE *f, const struct cachepin_modplan *mp);
 
 void cachepin_modplan__release(struct cachepin_modplan *mp);
 
+/* One planned function of a module's script, as a relinked module has it. */
+struct cachepin_modplan_seen {
+	const char *module;	/* "nf_conntrack.ko" */
+	const char *func;	/* the function its section holds */
+	uint64_t planned;	/* its planned offset in the module's text */
+	uint64_t now;		/* where the module's file has it, if found */
+	bool found;		/* the module's file has the function */
+};
+
+struct cachepin_modplan_verify {
+	size_t nr, ok, moved, missing;	/* planned functions, and how they are */
+	size_t modules;			/* planned modules checked */
+};
+
+/*
+ * Check the modules under MODS (relinked with the script at PATH, which
+ * cachepin_modplan__write_lds() wrote) against it: each planned function
+ * at its planned offset in its module's text as Linux lays it out.  FN
+ * (may be NULL) sees every planned function.  Returns 0 with *OUT filled,
+ * or a negative errno after a message naming PATH (and the line): not
+ * such a script, a module MODS lacks.
+ */
+int cachepin_modplan__verify(const char *path, struct cachepin_modules *mods,
+			     void (*fn)(void *ctx, const struct cachepin_modplan_seen *s), void *ctx,
+			     struct cachepin_modplan_verify *out);
+
 #endif

@@ -10,6 +10,7 @@
 #include "cachepin/align.h"
 #include "cachepin/layout.h"
 #include "cachepin/model.h"
+#include "cachepin/modplan.h"
 #include "cachepin/score.h"
 #include "cachepin/symmap.h"
 #include "tool.h"
@@ -20,6 +21,7 @@ const struct tool_opt check_opts[] = {
 	{ "quiet", 'q', NULL, "print only problems", OPT_QUIET },
 	{ "profile", 'p', "PROFILE", "also model the misses of this link and of the plan's layout of it (an ELF binary, with its map)", OPT_PROFILE },
 	{ "map", 'm', "FILE", "GNU ld link map of the binary: the units' alignment for the plan's layout", 'm' },
+	{ "modules", 0, "DIR", "check the modules under DIR, relinked, against the modules' script of plan --modules-lds (the one argument)", 1007 },
 	{ NULL }
 };
 
@@ -49,6 +51,9 @@ static int check_opt(int id, const char *arg, void *ctx)
 		return 0;
 	case 'm':
 		c->in.map = arg;
+		return 0;
+	case 1007:
+		c->in.modules = arg;
 		return 0;
 	}
 	return EXIT_USAGE;
@@ -182,6 +187,43 @@ out:
 	return rc;
 }
 
+static void check_module_func(void *ctx, const struct cachepin_modplan_seen *s)
+{
+	const struct check_ctx *c = ctx;
+
+	if (!s->found)
+		printf("missing: %s: %s, planned +0x%" PRIx64 "\n", s->module, s->func, s->planned);
+	else if (s->now != s->planned)
+		printf("%s: %s planned +0x%" PRIx64 ", now +0x%" PRIx64 "\n", s->module, s->func,
+		       s->planned, s->now);
+	else if (!c->quiet && tool_verbose)
+		printf("%s: %s at +0x%" PRIx64 "\n", s->module, s->func, s->now);
+}
+
+/* --modules DIR SCRIPT: the relinked modules against the modules' script. */
+static int check_modules(struct check_ctx *c, const char *script)
+{
+	struct cachepin_modules *mods = cachepin_modules__open(c->in.modules);
+	struct cachepin_modplan_verify v;
+	int err;
+
+	if (!mods)
+		return 1;
+	err = cachepin_modplan__verify(script, mods, check_module_func, c, &v);
+	cachepin_modules__free(mods);
+	if (err)
+		return 1;
+	if (v.moved || v.missing) {
+		printf("FAILED: %zu of %zu planned functions of %zu modules in place, %zu moved, %zu missing\n",
+		       v.ok, v.nr, v.modules, v.moved, v.missing);
+		return 1;
+	}
+	if (!c->quiet)
+		printf("ok: %zu of %zu planned functions of %zu modules at their planned offsets\n", v.ok, v.nr,
+		       v.modules);
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct cachepin_symmap *sm = NULL;
@@ -191,6 +233,15 @@ int cmd_check(int argc, char **argv)
 	int first, rc = 1;
 
 	first = tool_parse(tool_find_cmd("check"), argc, argv, check_opt, &c);
+	if (c.in.modules) {
+		if (argc - first != 1 || c.profile || c.in.map) {
+			tool_error("check --modules: need the modules' script of plan --modules-lds, and nothing else");
+			rc = EXIT_USAGE;
+		} else {
+			rc = check_modules(&c, argv[first]);
+		}
+		goto out;
+	}
 	if (argc - first != 2) {
 		tool_error("check: need the relinked binary (or System.map, nm output) and the alignment file");
 		tool_usage(tool_find_cmd("check"), stderr);

@@ -6,10 +6,12 @@
  * in front of them.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include "cachepin/modplan.h"
 #include "internal.h"
 #include "binary-int.h"
+#include "scan.h"
 
 /* One hot function of a module: its items in the model, its place in the file. */
 struct mp_item {
@@ -484,4 +486,106 @@ void cachepin_modplan__release(struct cachepin_modplan *mp)
 	free(mp->layout.delta);
 	free(mp->layout.known);
 	memset(mp, 0, sizeof(*mp));
+}
+
+/* The module of a script's header comment ("NAME.ko: N hot functions"): NAME.ko into BUF, or false. */
+static bool lds_module(const char *p, char *buf, size_t size)
+{
+	const char *colon;
+
+	if (strncmp(p, "/* ", 3))
+		return false;
+	p += 3;
+	colon = strstr(p, ".ko: ");
+	if (!colon || (size_t)(colon + 3 - p) >= size)
+		return false;
+	snprintf(buf, size, "%.*s", (int)(colon + 3 - p), p);
+	return !strstr(colon, ": not planned: ");
+}
+
+/* A statement (OBJ's section .text.FUNC, the offset in a comment): FUNC into BUF and the offset, or false. */
+static bool lds_entry(const char *p, char *buf, size_t size, uint64_t *off)
+{
+	const char *sec = strstr(p, "(.text."), *end, *o;
+	char *e;
+
+	if (strncmp(p, "*/", 2) || !sec || !(end = strchr(sec, ')')) || !(o = strstr(end, "/* +0x")))
+		return false;
+	sec += 7;
+	if ((size_t)(end - sec) >= size || end == sec)
+		return false;
+	snprintf(buf, size, "%.*s", (int)(end - sec), sec);
+	errno = 0;
+	*off = strtoull(o + 6, &e, 16);
+	return !errno && e != o + 6 && !strcmp(e, " */");
+}
+
+int cachepin_modplan__verify(const char *path, struct cachepin_modules *mods,
+			     void (*fn)(void *ctx, const struct cachepin_modplan_seen *s), void *ctx,
+			     struct cachepin_modplan_verify *out)
+{
+	struct scan_reader r = { 0 };
+	const struct cachepin_binary *mod = NULL;
+	char module[NAME_MAX + 8] = "", func[1024];
+	unsigned long lineno = 0;
+	bool header = false;
+	char *line;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(r.f = fopen(path, "r"))) {
+		err = -errno;
+		pr_warn("cannot open '%s': %s\n", path, strerror(errno));
+		return err;
+	}
+	while ((line = cachepin_scan_text_line(&r, path, &lineno, &err))) {
+		const char *p = scan_skip_ws(line, line + strlen(line));
+		struct cachepin_modplan_seen s = { 0 };
+		const struct cachepin_func *f;
+
+		if (lineno == 2 && !strstr(line, "cachepin: the modules' hot functions")) {
+			pr_warn("'%s': not a script of cachepin plan --modules-lds\n", path);
+			err = -EINVAL;
+			break;
+		}
+		if (lds_module(p, module, sizeof(module))) {
+			header = true;
+			if (!(mod = cachepin_modules__get(mods, module))) {
+				pr_warn("'%s': line %lu: no module %s under '%s'\n", path, lineno, module,
+					cachepin_modules__dir(mods));
+				err = -ENOENT;
+				break;
+			}
+			out->modules++;
+			continue;
+		}
+		if (strncmp(p, "*/", 2) || !p[2])	/* not a statement, or the end of a comment */
+			continue;
+		if (!header || !lds_entry(p, func, sizeof(func), &s.planned)) {
+			pr_warn("'%s': line %lu: not a statement of cachepin plan --modules-lds\n", path, lineno);
+			err = -EINVAL;
+			break;
+		}
+		s.module = module;
+		s.func = func;
+		f = cachepin_binary__lookup(mod, func, NULL, NULL);
+		s.found = f != NULL;
+		s.now = f ? f->addr : 0;
+		out->nr++;
+		if (!s.found)
+			out->missing++;
+		else if (s.now == s.planned)
+			out->ok++;
+		else
+			out->moved++;
+		if (fn)
+			fn(ctx, &s);
+	}
+	cachepin_scan_release(&r);
+	fclose(r.f);
+	if (!err && !out->modules && !out->nr) {
+		pr_warn("'%s': not a script of cachepin plan --modules-lds\n", path);
+		err = -EINVAL;
+	}
+	return err;
 }
