@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A kernel's modules planned: where each module's hot functions go in
- * its text, and the linker-script fragment that puts them there.
+ * its text, and the linker-script fragment that puts them there.  They
+ * are planned first, the kernel after them: the kernel's plan is free to
+ * move thousands of units around the modules' lines, a module only its
+ * own functions within its pages.
  *
  * A module's text is loaded page-aligned, so a line's offset below the
  * page (4 KiB) gives its set in every load, and the bits of the set above
@@ -10,9 +13,9 @@
  * line may be in, one of 16 KiB four.  The plan packs each module's hot
  * functions, hottest first, after cold functions of the same module
  * chosen to start them at the page offset where the expected load (the
- * planned kernel's lines and the modules placed before it, every alias
- * of a set weighed alike) is lightest.  No padding: the module is no
- * bigger for it.
+ * modules placed before it, and the kernel's lines when a layout of it
+ * is given; every alias of a set weighed alike) is lightest.  No
+ * padding: the module is no bigger for it.
  */
 #ifndef CACHEPIN_MODPLAN_H
 #define CACHEPIN_MODPLAN_H
@@ -56,8 +59,9 @@ struct cachepin_modplan {
 /*
  * Plan the modules whose hot functions M's binary holds as fixed
  * occupants (cachepin_occupants__add(): "MODULE.ko" units), their files
- * from MODS, against the kernel laid out as BASE (NULL: as linked), for
- * CACHES[0..NR) (each weighs alike).  A module whose hot code is not in
+ * from MODS, against the kernel laid out as BASE (NULL: the modules among
+ * themselves, for a kernel plan made after them), for CACHES[0..NR)
+ * (each weighs alike).  A module whose hot code is not in
  * sections of its own (built without -ffunction-sections) keeps its
  * layout (why_not says so).  Returns 0 and fills OUT (release with
  * cachepin_modplan__release()), or -ENOMEM.
@@ -75,6 +79,17 @@ int cachepin_modplan__run(const struct cachepin_model *m, const struct cachepin_
 int cachepin_modplan__write_lds(FILE *f, const struct cachepin_modplan *mp);
 
 void cachepin_modplan__release(struct cachepin_modplan *mp);
+
+/*
+ * Move BIN's module occupants (the functions MP plans, hot ones) to
+ * their planned places, for a kernel plan made after them: their
+ * addresses and their units' change, their indices stay, so a model of
+ * BIN stays valid; BIN's address order no longer holds among them (no
+ * lookup by address of module code on BIN after this).  *MOVED gets how
+ * many moved.
+ */
+void cachepin_modplan__apply(const struct cachepin_modplan *mp, struct cachepin_binary *bin,
+			     size_t *moved);
 
 /* One planned function of a module's script, as a relinked module has it. */
 struct cachepin_modplan_seen {

@@ -376,16 +376,14 @@ static int plan_write(const struct plan_args *a, const struct cachepin_plan *pla
 }
 
 /*
- * --modules-lds: the modules planned against the kernel's plan, and the
- * modelled misses with them as loaded and as planned (the load address
- * the recording had).  0, or 1 after a message.
+ * --modules-lds: the modules planned first, among themselves, and their
+ * hot functions moved where planned, so that the kernel's plan made
+ * after them avoids their lines.  0, or 1 after a message.
  */
-static int plan_modules(const struct plan_args *a, const struct cachepin_session *s,
-			const struct cachepin_plan *plan, struct cachepin_modplan *mp)
+static int plan_modules(const struct plan_args *a, struct cachepin_session *s,
+			struct cachepin_modplan *mp)
 {
-	struct cachepin_score before = { 0 }, after = { 0 };
-	size_t i, n = 0;
-	int err;
+	size_t i, moved;
 
 	if (!a->modules_lds)
 		return 0;
@@ -393,37 +391,64 @@ static int plan_modules(const struct plan_args *a, const struct cachepin_session
 		tool_error("--modules-lds needs the modules' files: --modules DIR");
 		return 1;
 	}
-	if ((err = cachepin_modplan__run(s->model, &plan->layout, s->mods, a->in.caches,
-					 a->in.nr_caches, mp)))
+	if (cachepin_modplan__run(s->model, NULL, s->mods, a->in.caches, a->in.nr_caches, mp))
 		return tool_error("out of memory");
 	for (i = 0; i < mp->nr_mods; i++) {
 		const struct cachepin_modplan_mod *mm = &mp->mods[i];
 
-		if (mm->why_not) {
+		if (mm->why_not)
 			tool_warn("%s: not planned: %s", mm->name, mm->why_not);
-			continue;
-		}
-		n++;
-		fprintf(stderr, "cachepin: %s: %zu hot functions from +0x%" PRIx64 ", after %zu of its cold ones\n",
-			mm->name, mm->nr_hot, mm->hot_start, mm->nr_funcs - mm->nr_hot);
+		else
+			fprintf(stderr, "cachepin: %s: %zu hot functions from +0x%" PRIx64 ", after %zu of its cold ones\n",
+				mm->name, mm->nr_hot, mm->hot_start, mm->nr_funcs - mm->nr_hot);
 	}
-	for (i = 0; i < a->in.nr_caches; i++) {
-		const struct cachepin_cache *c = &a->in.caches[i];
-
-		if (cachepin_score__run(s->model, &plan->layout, c, 0, &before) ||
-		    cachepin_score__run(s->model, &mp->layout, c, 0, &after)) {
-			cachepin_score__release(&before);
-			return tool_error("out of memory");
-		}
-		fprintf(stderr, "cachepin: %s (%s): with %zu of %zu modules planned, modelled misses %" PRIu64 " -> %" PRIu64
-			" (%+.1f %%), at the load addresses of the recording\n", c->name, cachepin_repl_name(c->repl),
-			n, mp->nr_mods, before.miss[c->repl], after.miss[c->repl],
-			before.miss[c->repl] ? 100.0 * ((double)after.miss[c->repl] - (double)before.miss[c->repl]) /
-						   (double)before.miss[c->repl] : 0);
-		cachepin_score__release(&before);
-		cachepin_score__release(&after);
-	}
+	cachepin_modplan__apply(mp, s->bin, &moved);
 	return 0;
+}
+
+/*
+ * The kernel's plan's modelled misses with the modules as built: MP's
+ * moves undone on the plan's layout (the kernel was planned around the
+ * modules as planned, so this is what the modules' plan is worth to that
+ * kernel plan, not to another).
+ */
+static int modules_report(const struct plan_args *a, const struct cachepin_session *s,
+			  const struct cachepin_plan *plan, const struct cachepin_modplan *mp)
+{
+	struct cachepin_score built = { 0 }, planned = { 0 };
+	struct cachepin_layout back = plan->layout;
+	size_t i, n = 0;
+	int err = 0;
+
+	if (!a->modules_lds || !mp->layout.delta)
+		return 0;
+	back.delta = malloc((s->bin->nr_funcs + 1) * sizeof(*back.delta));
+	if (!back.delta)
+		return tool_error("out of memory");
+	memcpy(back.delta, plan->layout.delta, s->bin->nr_funcs * sizeof(*back.delta));
+	for (i = 0; i < s->bin->nr_funcs; i++)
+		if (mp->layout.known[i] && mp->layout.delta[i])
+			back.delta[i] -= mp->layout.delta[i];
+	for (i = 0; i < mp->nr_mods; i++)
+		n += !mp->mods[i].why_not;
+	for (i = 0; i < a->in.nr_caches && !err; i++) {
+		const struct cachepin_cache *c = &a->in.caches[i];
+		enum cachepin_repl r = c->repl;
+
+		if ((err = cachepin_score__run(s->model, &back, c, 0, &built)) ||
+		    (err = cachepin_score__run(s->model, &plan->layout, c, 0, &planned)))
+			break;
+		fprintf(stderr, "cachepin: %s (%s): this plan with the modules as built %" PRIu64 ", as planned %" PRIu64
+			" (%+.1f %%; %zu of %zu modules planned, at the load addresses of the recording)\n",
+			c->name, cachepin_repl_name(r), built.miss[r], planned.miss[r],
+			built.miss[r] ? 100.0 * ((double)planned.miss[r] - (double)built.miss[r]) / (double)built.miss[r] : 0,
+			n, mp->nr_mods);
+		cachepin_score__release(&built);
+		cachepin_score__release(&planned);
+	}
+	cachepin_score__release(&built);
+	free(back.delta);
+	return err ? tool_error("out of memory") : 0;
 }
 
 /*
@@ -601,6 +626,8 @@ int cmd_plan(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (plan_model(&a, s))
 		goto out;
+	if (plan_modules(&a, s, &mp))
+		goto out;
 	tool_progress_start("plan");
 	err = cachepin_plan__run(s->model, &a.po, &plan);
 	tool_progress_stop();
@@ -612,7 +639,7 @@ int cmd_plan(int argc, char **argv)
 	cand_report(&a, &plan, s->load.profile);
 	event_note(s->load.profile);
 	plan_report(&a, &plan, elapsed(&t0, &t1), sc);
-	if (plan_modules(&a, s, &plan, &mp))
+	if (modules_report(&a, s, &plan, &mp))
 		goto out;
 	rc = plan_write(&a, &plan, s->model, s->load.profile, sc, &mp);
 out:

@@ -422,7 +422,8 @@ int cachepin_modplan__run(const struct cachepin_model *m, const struct cachepin_
 	for (i = 0; i < nr; i++)
 		if (!(ld.load[i] = calloc(caches[i].sets, sizeof(**ld.load))))
 			goto out;
-	mp_kernel_load(&ld, m, base);
+	if (base)
+		mp_kernel_load(&ld, m, base);
 	if ((err = mp_modules(m, out, &w)))
 		goto out;
 	for (i = 0; i < out->nr_mods; i++) {
@@ -470,6 +471,24 @@ int cachepin_modplan__write_lds(FILE *f, const struct cachepin_modplan *mp)
 	}
 	fprintf(f, "\t}\n}\n");
 	return ferror(f) ? -EIO : 0;
+}
+
+void cachepin_modplan__apply(const struct cachepin_modplan *mp, struct cachepin_binary *bin,
+			     size_t *moved)
+{
+	size_t i;
+
+	*moved = 0;
+	for (i = 0; i < bin->nr_funcs && mp->layout.delta; i++) {
+		struct cachepin_func *f = &bin->funcs[i];
+
+		if (!mp->layout.known[i] || !mp->layout.delta[i] || !occupant_module(bin, (uint32_t)i))
+			continue;
+		f->addr += (uint64_t)mp->layout.delta[i];
+		if (f->unit >= 0)
+			bin->units[f->unit].addr += (uint64_t)mp->layout.delta[i];
+		(*moved)++;
+	}
 }
 
 void cachepin_modplan__release(struct cachepin_modplan *mp)
