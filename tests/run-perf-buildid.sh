@@ -11,9 +11,14 @@ cp perfwork pwcopy
 
 # the copy profiles and scores as the original, but for its name
 same_as_original() {
-	$CACHEPIN profile -o orig.prof perfwork "$1" || fail "profile perfwork $1 failed"
+	$CACHEPIN profile -o orig.prof perfwork "$1" 2> orig.err || { cat orig.err >&2; fail "profile perfwork $1 failed"; }
 	$CACHEPIN profile -o copy.prof pwcopy "$1" 2> copy.err || { cat copy.err >&2; fail "profile pwcopy $1 failed"; }
-	testrun_compare cat copy.err < /dev/null
+	# nothing said of the copy but what is said of the original (on a
+	# busy machine, the kernel's share of the samples, past 1 %)
+	grep -v "of the samples are outside 'perfwork'" orig.err > orig.rest.err || :
+	testrun_compare cat orig.rest.err < /dev/null
+	sed 's/perfwork/pwcopy/g' orig.err > orig.copy.err
+	cmp -s orig.copy.err copy.err || { diff orig.copy.err copy.err >&2; fail "the copy of $1 is said more of than the original"; }
 	testrun_compare sed -n '/^binary /p' copy.prof <<'EOF'
 binary pwcopy
 EOF
