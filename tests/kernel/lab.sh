@@ -54,6 +54,26 @@
 #              what changes set, against a plan from scratch; relinked and
 #              checked; the tree back on the booted plan
 #   mips       MIPS32 BE: build, plan, relink, check, boot to /init
+#   modbuild   the OpenWrt shape: o-arm-mod, the router with its netfilter
+#              code as modules (tests/kernel/arm-router-modules.config
+#              over arm-router.config), built with its modules, and
+#              initrd-mod.gz: initrd.gz with the modules and their two
+#              load orders (dependencies first; the other one as far as
+#              the dependencies let it differ)
+#   modboot    boot it as the router (NAT check, traced window, perf
+#              window, perf's own attribution of it: perf script in the
+#              router); then again with the modules loaded in the other
+#              order, for where they land
+#   modprofile cachepin profile --modules of its perf recording and of
+#              perf script's text, each module's samples and every
+#              module function's checked against perf script's
+#              attribution; and of its QEMU trace (--proc-modules)
+#   modplan    cachepin-kbuild -n -M on o-arm-mod from its PLAN_FROM
+#              profile: vmlinux (the modules' hot functions fixed
+#              occupants at the profiled run's load addresses), then the
+#              modules, linked with their script and checked
+#   modafter   boot the planned modules kernel: NAT check, traced window
+#   modsimulate the traces of both modules runs on both kernels
 #   report     WORKDIR/report.md from everything above, with the issue's
 #              Done criteria (each plan on a run its profile did not come
 #              from, against stock and align32) as met / not met lines
@@ -87,7 +107,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 W=$(cd "$1" && pwd)
 shift
-ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability growth mips report"
+ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability growth mips modbuild modboot modprofile modplan modafter modsimulate report"
 [ $# -gt 0 ] || set -- $ALL
 
 KVER=6.1
@@ -96,6 +116,7 @@ OA=$SRC/o-arm
 OH=$SRC/o-arm-hook
 O32=$SRC/o-arm-a32
 OM=$SRC/o-mips
+OMOD=$SRC/o-arm-mod
 JOBS=${JOBS:-$(nproc)}
 LOADS=${LOADS:-2}
 MIB=${MIB:-4}
@@ -356,7 +377,7 @@ boot_pair() {
 	cp "$k/vmlinux" "$k/vmlinux.map" "$k/System.map" "$k/.config" "$D/"
 	port=$(free_port)
 	common="-M vexpress-a9 -m 256 -smp 1 -kernel $k/arch/arm/boot/zImage
-		-dtb $k/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd $W/initrd.gz
+		-dtb $k/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd ${INITRD:-$W/initrd.gz}
 		-display none -no-reboot -audiodev none,id=snd0"
 	cat "$D/router.out" > "$D/router.log" &
 	cat "$D/mon.out" > "$D/mon.log" &
@@ -365,7 +386,7 @@ boot_pair() {
 	# start, exec (one line per executed block) only in the window;
 	# nochain so that every executed block is logged
 	# shellcheck disable=SC2086
-	qemu-system-arm $common -append "console=ttyAMA0 rdinit=/init lab=router" \
+	qemu-system-arm $common -append "console=ttyAMA0 rdinit=/init lab=router ${ROUTER_ARGS:-}" \
 		-serial pipe:"$D/router" -chardev pipe,id=mon,path="$D/mon" -mon chardev=mon \
 		-nic socket,listen=127.0.0.1:$port,mac=52:54:00:00:01:01 $ROUTER_CLOCK \
 		${trace:+-D "$D/trace.log" -d in_asm,nochain} 2> "$D/router.err" &
@@ -998,6 +1019,275 @@ stage_mips() {
 	trap - EXIT
 	fact mips_init "$(sed -n 's/^LAB: mips init ran on //p' "$W/mips-console.log" | tr -d '\r')"
 	fact mips_boot ok
+}
+
+# ------------------------------------------- the OpenWrt shape: modules
+
+MOD_CONFIG=$TOP/tests/kernel/arm-router-modules.config
+
+# mod_info DIR: "MODULE KEY VALUE" for the depends (one a line), the
+# softdep pre names and the aliases in the .modinfo of every module of DIR
+mod_info() {
+	for ko in "$1"/*.ko; do
+		"$ARM-objcopy" -O binary -j .modinfo "$ko" /dev/stdout 2> /dev/null | tr '\0' '\n' |
+			awk -v m="$(basename "$ko" .ko)" -F= '
+				$1 == "depends" { n = split($2, d, ","); for (i = 1; i <= n; i++) if (d[i] != "") print m, "dep", d[i] }
+				$1 == "softdep" { n = split($2, d, " "); pre = 0
+					for (i = 1; i <= n; i++) { if (d[i] == "pre:") pre = 1; else if (d[i] == "post:") pre = 0; else if (pre) print m, "dep", d[i] } }
+				$1 == "alias" { print m, "alias", $2 }
+				END { print m, "is", m }'
+	done
+}
+
+# mod_order DIR [-r]: the modules of DIR (flat), each after those it
+# depends on and those its init asks for first (softdep pre, by module
+# name or alias: libcrc32c's needs crc32c_generic); tsort, -r taking them
+# the other way round where the dependencies leave the order free
+mod_order() {
+	mod_info "$1" | awk '
+		$2 == "is" { mods[$1] = 1; print $1, $1 }
+		$2 == "alias" { alias[$3] = $1 }
+		$2 == "dep" { dep[++n] = $3; of[n] = $1 }
+		END { for (i = 1; i <= n; i++) { d = dep[i]; if (!(d in mods) && (d in alias)) d = alias[d]
+			if (d in mods) print d, of[i] } }' | LC_ALL=C sort ${2:-} | tsort | sed 's/$/.ko/'
+}
+
+stage_modbuild() {
+	keys=$(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' "$MOD_CONFIG" | paste -sd'|')
+	{ grep -vE "^($keys)=|^# ($keys) is not set" "$TOP/tests/kernel/arm-router.config"
+	  cat "$MOD_CONFIG"; } > "$W/arm-router-modules.config"
+	config_tree "$OMOD" arm "$ARM-" "$W/arm-router-modules.config"
+	t0=$(now)
+	# the stock link: after modplan, the tree's vmlinux is the plan's,
+	# and kbuild relinks for a changed script only by its date
+	rm -f "$OMOD/vmlinux"
+	amake "$OMOD" vmlinux zImage vexpress-v2p-ca9.dtb modules > "$W/build-mod.log" 2>&1 ||
+		{ tail -30 "$W/build-mod.log" >&2; die "modules kernel build failed, see '$W/build-mod.log'"; }
+	fact modbuild_s $(( $(now) - t0 ))
+	R=$W/modroot
+	rm -rf "$R"
+	mkdir -p "$R/lib/modules"
+	find "$OMOD" -name '*.ko' -exec cp {} "$R/lib/modules/" \;
+	n=$(ls "$R/lib/modules" | wc -l)
+	[ "$n" -ge 5 ] || die "'$OMOD': $n modules built, not the router's netfilter"
+	for m in nf_conntrack nf_nat iptable_nat xt_MASQUERADE; do
+		[ -f "$R/lib/modules/$m.ko" ] || die "'$OMOD': no $m.ko"
+	done
+	mod_order "$R/lib/modules" > "$R/lib/modules/load.order"
+	mod_order "$R/lib/modules" -r > "$R/lib/modules/load.order.alt"
+	! cmp -s "$R/lib/modules/load.order" "$R/lib/modules/load.order.alt" ||
+		die "the modules' two load orders are the same"
+	fact mod_modules "$n: $(sed 's/\.ko$//' "$R/lib/modules/load.order" | paste -sd' ')"
+	fact mod_modules_alt "$(sed 's/\.ko$//' "$R/lib/modules/load.order.alt" | paste -sd' ')"
+	fact mod_text_symbols "$(grep -c ' [tT] ' "$OMOD/System.map")"
+	# the base initrd, then the modules and this /init over it (a later
+	# cpio archive's files replace an earlier one's)
+	cp "$TOP/tests/kernel/init" "$R/init"
+	chmod 755 "$R/init"
+	{ cat "$W/initrd.gz"
+	  (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n); } > "$W/initrd-mod.gz"
+}
+
+# proc_modules LOG: the router's /proc/modules as LOG has it
+proc_modules() {
+	tr -d '\r' < "$1" | sed -n '/^LAB: modules$/,/^LAB: modules end/p' | grep -v '^LAB: '
+}
+# mod_table LOG: the same as "NAME ADDRESS SIZE", by name
+mod_table() {
+	proc_modules "$1" | awk 'NF >= 6 { print $1, $6, $2 }' | LC_ALL=C sort
+}
+
+# boot_router NAME OBJDIR: the router alone, up to "router ready"
+boot_router() {
+	_bd=$W/run-$1
+	rm -rf "$_bd"
+	mkdir -p "$_bd"
+	: > "$_bd/router.log"
+	# shellcheck disable=SC2086
+	qemu-system-arm -M vexpress-a9 -m 256 -smp 1 -kernel "$2/arch/arm/boot/zImage" \
+		-dtb "$2/arch/arm/boot/dts/vexpress-v2p-ca9.dtb" -initrd "${INITRD:-$W/initrd.gz}" \
+		-append "console=ttyAMA0 rdinit=/init lab=router ${ROUTER_ARGS:-}" \
+		-display none -no-reboot -audiodev none,id=snd0 -serial file:"$_bd/router.log" \
+		-monitor none -nic none < /dev/null 2> "$_bd/router.err" &
+	_bp=$!
+	trap 'kill $_bp 2> /dev/null' EXIT
+	wait_for "$_bd/router.log" "^LAB: router ready" 120
+	kill $_bp
+	wait $_bp || :
+	trap - EXIT
+}
+
+stage_modboot() {
+	[ -f "$W/initrd-mod.gz" ] || die "'$W/initrd-mod.gz' is missing" "run the 'modbuild' stage"
+	t0=$(now)
+	INITRD=$W/initrd-mod.gz boot_pair modules "$OMOD" trace perf
+	D=$W/run-modules
+	! grep -q '^LAB: insmod' "$D/router.log" ||
+		die "'$D/router.log': $(grep '^LAB: insmod' "$D/router.log" | head -1)"
+	cp -r "$W/modroot/lib/modules" "$D/modules"
+	proc_modules "$D/router.log" > "$D/proc-modules"
+	mod_table "$D/router.log" > "$D/modules.txt"
+	[ "$(wc -l < "$D/modules.txt")" = "$(wc -l < "$D/modules/load.order")" ] ||
+		die "'$D/router.log': /proc/modules has $(wc -l < "$D/modules.txt") modules, not $(wc -l < "$D/modules/load.order")"
+	sed -n '/^=====BEGIN perf.script=====/,/^=====END perf.script=====/p' "$D/router.log" |
+		tr -d '\r' | sed '1d;$d' | base64 -d | gunzip > "$D/perf.script" ||
+		die "'$D/router.log': no complete perf script dump"
+	fact mod_perf_script "$(sed -n 's/^LAB: p1 perf script //p' "$D/router.log" | tr -d '\r')"
+	fact mod_boot_s $(( $(now) - t0 ))
+	# loaded the other way round: each module at another page, and
+	# nothing below the page moves
+	INITRD=$W/initrd-mod.gz ROUTER_ARGS=modorder=alt boot_router modules-alt "$OMOD"
+	mod_table "$W/run-modules-alt/router.log" > "$W/run-modules-alt/modules.txt"
+	fact mod_bases "$(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' "$D/modules.txt")"
+	fact mod_bases_alt "$(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' "$W/run-modules-alt/modules.txt")"
+	fact mod_bases_moved "$(LC_ALL=C join "$D/modules.txt" "$W/run-modules-alt/modules.txt" |
+		awk '$2 != $4 { n++ } END { print n + 0 " of " NR }')"
+	_al=yes
+	for a in $(cat "$D/modules.txt" "$W/run-modules-alt/modules.txt" | cut -d' ' -f2); do
+		[ $((a % 4096)) = 0 ] || _al="no: $a"
+	done
+	fact mod_bases_page_aligned "$_al"
+}
+
+# perf_mods SCRIPT MODULES: the samples of each module of the table
+# MODULES (mod_table) ("module:NAME.ko N") and of each module function
+# ("function:NAME.ko:FUNCTION N") as the leaves of perf script -G text
+# SCRIPT have them: perf's own attribution, by its symbols (other dsos in
+# brackets, such as ARM's [vectors] page, are not modules); prof_mods
+# PROFILE: the same of a cachepin profile
+perf_mods() {
+	awk -v mods="$2" 'BEGIN { while ((getline l < mods) > 0) { split(l, w, " "); known[w[1]] = 1 } }
+	{ d = $NF } d ~ /^\(\[.*\]\)$/ {
+		gsub(/[()\[\]]/, "", d); gsub(/-/, "_", d)
+		if (!(d in known)) next
+		s = $(NF - 1); sub(/\+0x[0-9a-f]+$/, "", s)
+		m[d ".ko"]++; if (s != "[unknown]") f[d ".ko:" s]++
+	} END { for (k in m) print "module:" k, m[k]; for (k in f) print "function:" k, f[k] }' "$1" |
+		LC_ALL=C sort
+}
+prof_mods() {
+	awk '$1 == "o" && $2 ~ /\.ko$/ { print "module:" $2, $3 }
+		$1 == "f" && $3 ~ /\.ko$/ { print "function:" $3 ":" $2, $5 }' "$1" | LC_ALL=C sort
+}
+
+stage_modprofile() {
+	D=$W/run-modules
+	mkdir -p "$W/profile"
+	for src in perf.data perf.script trace.log; do
+		out=$W/profile/mod-${src#perf.}.profile
+		[ "$src" != trace.log ] || out=$W/profile/mod-trace.profile
+		"$CACHEPIN" profile --modules "$D/modules" --proc-modules "$D/proc-modules" \
+			-m "$D/vmlinux.map" -o "$out" "$D/vmlinux" "$D/$src" 2> "$out.log" ||
+			{ cat "$out.log" >&2; die "cachepin profile --modules of '$D/$src' failed"; }
+		cat "$out.log" >&2
+	done
+	# the modules' share of the traced window's kernel instructions
+	fact mod_trace_shares "$(awk -v n="$(awk '$1 == "samples" { print $2 }' "$W/profile/mod-trace.profile")" \
+		'$1 == "o" && $2 ~ /\.ko$/ { printf "%s%s %.2f %%", k++ ? ", " : "", $2, 100 * $3 / n }' \
+		"$W/profile/mod-trace.profile")"
+	perf_mods "$D/perf.script" "$D/modules.txt" > "$W/profile/mod-perf-own.txt"
+	for p in data script; do
+		prof_mods "$W/profile/mod-$p.profile" > "$W/profile/mod-$p.txt"
+		fact "mod_${p}_vs_perf" "$(LC_ALL=C join -a 1 -a 2 -e 0 -o 0,1.2,2.2 \
+			"$W/profile/mod-perf-own.txt" "$W/profile/mod-$p.txt" |
+			awk '{ n++; if ($2 == $3) same++ } END { print same + 0 " of " n + 0 " agree" }')"
+	done
+	fact mod_samples "$(awk '$1 == "samples" { print $2 }' "$W/profile/mod-data.profile")"
+	fact mod_script_samples "$(grep -c . "$D/perf.script")"
+	fact mod_shares "$(awk -v n="$(getfact mod_samples)" '/^module:/ {
+		sub(/^module:/, ""); printf "%s%s %.2f %%", k++ ? ", " : "", $1, 100 * $2 / n }' "$W/profile/mod-data.txt")"
+	fact mod_functions "$(grep -c '^function:' "$W/profile/mod-data.txt")"
+	cmp -s "$W/profile/mod-perf-own.txt" "$W/profile/mod-data.txt" || {
+		diff "$W/profile/mod-perf-own.txt" "$W/profile/mod-data.txt" | head -20 >&2
+		die "the module samples of '$D/perf.data' differ from perf script's own attribution"
+	}
+}
+
+# the modules router planned by cachepin-kbuild -M -n on o-arm-mod (the
+# route without the patch, so that the tree stays the stock build's):
+# vmlinux, with the modules' hot lines fixed occupants where the profiled
+# run had them, then the modules against it, linked with their script
+# (LDFLAGS_MODULE) and checked (cachepin check --modules)
+stage_modplan() {
+	D=$W/run-modules
+	t0=$(now)
+	case $PLAN_FROM in
+	trace) p=$W/profile/mod-trace.profile ;;
+	*) p=$W/profile/mod-data.profile ;;
+	esac
+	kbuild_arm "$OMOD" "$W/modplan.log" -n -M -c "$CACHE" -p "$p" -P "--proc-modules $D/proc-modules"
+	fact modplan_profile "$PLAN_FROM"
+	fact modplan_check "$(tail -1 "$OMOD/cachepin/check.log")"
+	fact modplan_modules_check "$(tail -1 "$OMOD/cachepin/check-modules.log")"
+	fact modplan_occupants "$(sed -n "s/.*: \([0-9]* hot functions.* of modules\) are fixed occupants.*/\1/p" "$OMOD/cachepin/plan.log" | head -1)"
+	fact modplan_modules "$(grep -c '^cachepin: [a-zA-Z0-9_]*\.ko: [0-9]* hot functions' "$OMOD/cachepin/plan.log")"
+	fact modplan_modelled "$(sed -n 's/^cachepin: .*: this plan with the modules as built \([0-9]*\), as planned \([0-9]* ([^;]*\);.*/\1 -> \2)/p' "$OMOD/cachepin/plan.log" | head -1)"
+	amake "$OMOD" KBUILD_LDS=cachepin-vmlinux.lds LDFLAGS_MODULE="-T $OMOD/cachepin/modules.lds" \
+		zImage vexpress-v2p-ca9.dtb > "$W/modplan-make.log" 2>&1 ||
+		die "the planned modules kernel's make failed, see '$W/modplan-make.log'"
+	fact modplan_cycle_s $(( $(now) - t0 ))
+	R=$W/modroot-after
+	rm -rf "$R"
+	mkdir -p "$R/lib/modules"
+	find "$OMOD" -name '*.ko' -exec cp {} "$R/lib/modules/" \;
+	cp "$W/modroot/lib/modules/load.order" "$W/modroot/lib/modules/load.order.alt" "$R/lib/modules/"
+	cp "$TOP/tests/kernel/init" "$R/init"
+	chmod 755 "$R/init"
+	{ cat "$W/initrd.gz"
+	  (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n); } > "$W/initrd-mod-after.gz"
+}
+
+stage_modafter() {
+	t0=$(now)
+	INITRD=$W/initrd-mod-after.gz boot_pair modules-after "$OMOD" trace
+	D=$W/run-modules-after
+	! grep -q '^LAB: insmod' "$D/router.log" ||
+		die "'$D/router.log': $(grep '^LAB: insmod' "$D/router.log" | head -1)"
+	cp -r "$W/modroot-after/lib/modules" "$D/modules"
+	proc_modules "$D/router.log" > "$D/proc-modules"
+	mod_table "$D/router.log" > "$D/modules.txt"
+	fact mod_after_bases_moved "$(LC_ALL=C join "$W/run-modules/modules.txt" "$D/modules.txt" |
+		awk '$2 != $4 { n++ } END { print n + 0 " of " NR }')"
+	# the modules whose page within an 8 KiB way span (32K:4:32) changed:
+	# each of their lines in the other of its two sets
+	fact mod_after_other_page "$(LC_ALL=C join "$W/run-modules/modules.txt" "$D/modules.txt" |
+		while read -r _n _a _s _b _t; do
+			[ $(((_a >> 12) & 1)) = $(((_b >> 12) & 1)) ] || printf '%s ' "$_n"
+		done)"
+	fact mod_after_boot_s $(( $(now) - t0 ))
+}
+
+# mod_sim NAME RUN ONTO [MODS-ONLY]: RUN's trace with vmlinux and the
+# modules remapped to ONTO's (the other run's kernel and modules), or the
+# modules only, as the facts sim_NAME_*
+mod_sim() {
+	out=$W/sim-$1.txt
+	_rl="--relink $W/run-$3/vmlinux"
+	[ -z "${4:-}" ] || _rl=
+	# shellcheck disable=SC2086
+	simulate "$W/run-$2/trace.log" "$W/run-$2/vmlinux" $_rl --modules "$W/run-$2/modules" \
+		--proc-modules "$W/run-$2/proc-modules" --relink-modules "$W/run-$3/modules" \
+		> "$out" 2> "$out.err" || { cat "$out.err" >&2; die "cachepin simulate of the $2 run's trace onto $3's failed"; }
+	cat "$out.err" "$out" >&2
+	sim_facts "sim_$1" "$out"
+}
+
+# the traces of both modules runs on both kernels (each module's code
+# remapped by function to the other build of it, where the run had it)
+stage_modsimulate() {
+	for r in modules modules-after; do
+		simulate "$W/run-$r/trace.log" > "$W/sim-$r.txt" ||
+			die "cachepin simulate failed on '$W/run-$r/trace.log'"
+		sim_facts "sim_${r}" "$W/sim-$r.txt"
+	done
+	mod_sim modules_after_on_stock modules-after modules
+	mod_sim modules_on_plan modules modules-after
+	# the planned run with its modules as built, vmlinux planned
+	mod_sim modules_after_stock_mods modules-after modules mods-only
+	# each plan against stock on the trace its profile did not come from
+	change_facts sim_change_modules_plan sim_modules-after sim_modules_after_on_stock
+	change_facts sim_change_modules_plan_vmlinux sim_modules_after_stock_mods sim_modules_after_on_stock
+	change_facts sim_change_modules_plan_stock_run sim_modules_on_plan sim_modules
 }
 
 stage_report() {

@@ -319,6 +319,54 @@ Re-planned on that build: \`plan --keep\` $(get growth_keep); against the old pl
 $(get growth_keep_sets_changed) of $(get growth_hot_units) hot units in another set, from scratch
 $(get growth_scratch_sets_changed).  Relinked with the kept plan: $(get growth_keep_check).
 EOF
+if [ -n "$(get mod_modules)" ]; then
+	cat <<EOF
+
+## The OpenWrt shape: netfilter as modules (ARM)
+
+The router with its netfilter code as loadable modules
+(tests/kernel/arm-router-modules.config), built with them
+($(get modbuild_s) s), $(get mod_text_symbols) text symbols in vmlinux.
+
+| | |
+|---|---|
+| modules, in load order | $(get mod_modules) |
+| the other load order | $(get mod_modules_alt) |
+| NAT through the router | $(get modules_nat_check) |
+| traced window | $(get modules_trace_window) |
+| perf window | $(get modules_perf_window) |
+| perf script in the router | $(get mod_perf_script) |
+| load addresses | $(get mod_bases) |
+| in the other order | $(get mod_bases_alt) |
+| modules at another address | $(get mod_bases_moved) |
+| every base page-aligned | $(get mod_bases_page_aligned) |
+| samples (perf.data; lines of perf script -G) | $(get mod_samples); $(get mod_script_samples) |
+| each module's share of the samples | $(get mod_shares) |
+| module functions with samples | $(get mod_functions) |
+| cachepin profile --modules of perf.data against perf script's attribution (modules and functions, sample counts) | $(get mod_data_vs_perf) |
+| the same of perf script's text | $(get mod_script_vs_perf) |
+| the traced window's kernel instructions in each module | $(get mod_trace_shares) |
+| plan (from the $(get modplan_profile) profile; modules fixed where the profiled run had them) | $(get modplan_check); occupants: $(get modplan_occupants) |
+| modules planned (plan --modules-lds), modelled misses without and with them | $(get modplan_modules); $(get modplan_modelled) |
+| relinked modules checked | $(get modplan_modules_check) |
+| the planned run's modules at another address than the profiled run's (the same files in the same order: the module area's holes differ from boot to boot) | $(get mod_after_bases_moved) |
+| of them, on the other page of an 8 KiB way span (every line in its other set at 32K:4:32) | $(get mod_after_other_page) |
+
+Trace-driven misses (32 KiB 4-way 32 B, kernel and module fetches; on
+the other kernel: vmlinux relinked, each module's code remapped by
+function to the other build of it, at the run's load addresses):
+
+| trace | stock kernel and modules | planned vmlinux, stock modules | planned vmlinux and modules |
+|---|---:|---:|---:|
+| the profiled run's, LRU | $(get sim_modules_lru) | | $(get sim_modules_on_plan_lru) ($(get sim_change_modules_plan_stock_run_lru) %) |
+| the profiled run's, pseudo-random | $(get sim_modules_random) | | $(get sim_modules_on_plan_random) ($(get sim_change_modules_plan_stock_run_random) %) |
+| the planned run's, LRU | $(get sim_modules_after_on_stock_lru) | $(get sim_modules_after_stock_mods_lru) ($(get sim_change_modules_plan_vmlinux_lru) %) | $(get sim_modules-after_lru) ($(get sim_change_modules_plan_lru) %) |
+| the planned run's, pseudo-random | $(get sim_modules_after_on_stock_random) | $(get sim_modules_after_stock_mods_random) ($(get sim_change_modules_plan_vmlinux_random) %) | $(get sim_modules-after_random) ($(get sim_change_modules_plan_random) %) |
+
+The issue's line (the plan at least 30 % under stock on another run's trace):
+$(for pol in lru random; do awk -v c="$(get sim_change_modules_plan_$pol)" -v pol=$pol 'BEGIN { if (c == "") print "- not measured: " pol; else printf "- %s: %s, %s %%\n", c <= -30 ? "met" : "not met", pol, c }'; done)
+EOF
+fi
 block "cachepin diff, stock tree, before and after the unrelated commit" "$W/stability_stock.txt"
 block "cachepin diff, hook tree, before and after the unrelated commit" "$W/stability_hook.txt"
 block "cachepin simulate, stock layout" "$W/sim-before.txt"
