@@ -143,6 +143,21 @@ testrun_compare sh -c "grep 'modules (fixed)' m.score; awk '/worst sets/ { on = 
 132 nf_conntrack.ko:f3+0x30
 255 nf_conntrack.ko:m_out+0xf90
 EOF
+# another boot may load the module on the way span's other page: with
+# --module-pages every (plan's default), each line a half on both
+$CACHEPIN score --kernel -c 32K:4:32 --top 256 --modules mods --module-pages every kern m.prof > e.score 2> e.err ||
+	fail "score --module-pages every failed"
+testrun_compare sh -c "grep 'fixed occupants' e.err; awk '/worst sets/ { on = 1; next } on && NF == 0 { on = 0 } on && /nf_conntrack/ { print \$1, \$NF }' e.score | sort -n" <<'EOF'
+cachepin: 'm.prof': 3 hot functions of modules are fixed occupants of their sets (above 4096 bytes on every page of a way span they may load on, each a share of the weight)
+2 nf_conntrack.ko:m_in+0x40
+4 nf_conntrack.ko:f3@page1+0x30
+127 nf_conntrack.ko:m_out@page1+0xf90
+130 nf_conntrack.ko:m_in@page1+0x40
+132 nf_conntrack.ko:f3+0x30
+255 nf_conntrack.ko:m_out+0xf90
+EOF
+expect_fail "bad --module-pages 'some': recorded or every" \
+	$CACHEPIN score --kernel --modules mods --module-pages some kern m.prof
 # without it: said, and not scored (nor taken for the kernel's f3)
 $CACHEPIN score --kernel -c 32K:4:32 kern m.prof > n.score 2> n.err || fail "score of m.prof failed"
 testrun_compare cat n.err <<'EOF'

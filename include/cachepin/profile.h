@@ -228,6 +228,12 @@ struct cachepin_load_opts {
 	struct cachepin_modules *modules;
 	const struct cachepin_loaded *loaded;	/* where they were loaded (NULL: as the input says) */
 	size_t nr_loaded;
+	/*
+	 * > 1: each module function as this many copies, one per page of a
+	 * way span (cachepin_occupants__spread()), not only where the
+	 * recording had it.
+	 */
+	unsigned int module_pages;
 };
 
 /* A profile loaded and matched against a binary. */

@@ -46,6 +46,9 @@ struct cachepin_session_opts {
 	uint64_t ebase;
 	const char *modules;	/* a kernel's modules (*.ko) under this directory, or NULL */
 	const char *proc_modules;	/* a copy of the recording kernel's /proc/modules, or NULL */
+	bool module_pages;	/* modules' functions on every page of the largest way span of
+				 * the caches (cachepin_load_opts.module_pages), not only where
+				 * the recording had them */
 	int mode;		/* 0: by the binary (a kernel's samples of a kernel); 1 kernel; 2 user */
 	const char *profile;	/* any input cachepin_profile__load() reads */
 	const char *traced;	/* profile is a QEMU log of this ELF, another link of the

@@ -54,6 +54,20 @@ int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_p
 /* Whether PF is a kernel module's function: its object a module's file, "NAME.ko". */
 bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf);
 
+/*
+ * Every module function of P as K copies, one per page of a way span
+ * its module may load on (K = the largest way span / 4096): the first
+ * where the recording had it, the others "NAME@pageA" A pages on (A = 1
+ * to K - 1), each with a K-th of the weight, its granules' and slices'
+ * too.  A module loaded again may be on any of them; a plan made on the
+ * copies keeps the kernel's lines clear of all of them alike.  K <= 1
+ * changes nothing.  0 or -ENOMEM.
+ */
+int cachepin_occupants__spread(struct cachepin_profile *p, unsigned int k);
+
+/* The length of NAME without its "@pageA" (cachepin_occupants__spread()), and A into *PAGE. */
+size_t cachepin_occupants__base_name(const char *name, unsigned int *page);
+
 /* Whether NAME is a page of a shared library of P ("[NAME+0xPAGE]" of an 'o' line). */
 bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name);
 

@@ -39,6 +39,7 @@ const struct tool_opt plan_opts[] = {
 	{ "modules-lds", 0, "FILE", "plan the modules too (--modules): their hot functions' order, as a script for their link (LDFLAGS_MODULE=\"-T FILE\")", OPT_MODLDS },
 	TOOL_INPUT_OPTS,
 	TOOL_IDLE_OPT,
+	TOOL_MODULE_PAGES_OPT,
 	{ NULL }
 };
 
@@ -439,10 +440,11 @@ static int modules_report(const struct plan_args *a, const struct cachepin_sessi
 		    (err = cachepin_score__run(s->model, &plan->layout, c, 0, &planned)))
 			break;
 		fprintf(stderr, "cachepin: %s (%s): this plan with the modules as built %" PRIu64 ", as planned %" PRIu64
-			" (%+.1f %%; %zu of %zu modules planned, at the load addresses of the recording)\n",
+			" (%+.1f %%; %zu of %zu modules planned, %s)\n",
 			c->name, cachepin_repl_name(r), built.miss[r], planned.miss[r],
 			built.miss[r] ? 100.0 * ((double)planned.miss[r] - (double)built.miss[r]) / (double)built.miss[r] : 0,
-			n, mp->nr_mods);
+			n, mp->nr_mods, s->opts.module_pages ? "a share of their lines on every page of a way span" :
+			"at the load addresses of the recording");
 		cachepin_score__release(&built);
 		cachepin_score__release(&planned);
 	}
@@ -561,6 +563,9 @@ static int plan_inputs(struct plan_args *a, const char *profile, struct cachepin
 		.traced = a->traced, .holdout = a->holdout, .run_model = true,
 	};
 
+	/* a plan holds for another boot: a module's lines on every page it may load on */
+	if (!a->in.module_pages)
+		a->in.module_pages = 2;
 	*s = tool_session(&a->in, profile, &o, NEED_BINARY | NEED_PROFILE);
 	if (!*s)
 		return 1;

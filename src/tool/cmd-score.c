@@ -26,6 +26,7 @@ const struct tool_opt score_opts[] = {
 	{ "svg", 0, "FILE", "draw the sets' pressure into FILE (SVG, a panel per geometry)", TOOL_OPT_SVG },
 	TOOL_INPUT_OPTS,
 	TOOL_IDLE_OPT,
+	TOOL_MODULE_PAGES_OPT,
 	{ NULL }
 };
 

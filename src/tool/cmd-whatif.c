@@ -28,6 +28,7 @@ const struct tool_opt whatif_opts[] = {
 	{ "svg", 0, "FILE", "draw the sets' pressure before and after into FILE (SVG; the first geometry)", TOOL_OPT_SVG },
 	TOOL_INPUT_OPTS,
 	TOOL_IDLE_OPT,
+	TOOL_MODULE_PAGES_OPT,
 	{ NULL }
 };
 

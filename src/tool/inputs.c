@@ -55,6 +55,14 @@ int tool_inputs_opt(struct tool_inputs *in, int id, const char *arg)
 	case 1008:
 		in->proc_modules = arg;
 		return 0;
+	case 1009:
+		if (!strcmp(arg, "recorded"))
+			in->module_pages = 1;
+		else if (!strcmp(arg, "every"))
+			in->module_pages = 2;
+		else
+			return tool_error("bad --module-pages '%s': recorded or every", arg) * EXIT_USAGE;
+		return 0;
 	case 1005: {
 		char *end;
 
@@ -179,6 +187,7 @@ struct cachepin_session *tool_session(struct tool_inputs *in, const char *profil
 	o->ebase = in->ebase;
 	o->modules = in->modules;
 	o->proc_modules = in->proc_modules;
+	o->module_pages = in->module_pages == 2;
 	o->mode = in->mode;
 	o->profile = profile;
 	o->period = in->period;

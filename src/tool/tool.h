@@ -100,6 +100,7 @@ struct tool_inputs {
 	bool keep_idle;		/* --keep-idle */
 	const char *modules;	/* --modules DIR */
 	const char *proc_modules;	/* --proc-modules FILE */
+	int module_pages;	/* --module-pages: 0 the command's default, 1 recorded, 2 every */
 };
 
 #define TOOL_INPUT_OPTS \
@@ -111,6 +112,10 @@ struct tool_inputs {
 	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }, \
 	{ "modules", 0, "DIR", "a kernel's modules (*.ko) by name under DIR (the build tree, /lib/modules/VERSION): their samples by function, placed where the recording loaded them", 1007 }, \
 	{ "proc-modules", 0, "FILE", "a copy of the recording kernel's /proc/modules: where its modules were, for a QEMU log or lackey trace", 1008 }
+
+/* For the commands that model a profile (the profile command keeps it as recorded). */
+#define TOOL_MODULE_PAGES_OPT \
+	{ "module-pages", 0, "WHICH", "a module's lines on the page the recording had it on (recorded) or a share on every page of a way span it may load on (every); default: every for plan, recorded otherwise", 1009 }
 
 /* For the commands that model a profile (the profile command keeps every sample). */
 #define TOOL_IDLE_OPT \

@@ -21,6 +21,7 @@
  * recorded load address plus its offset in the module's text as the file
  * lays it out, so a rebuilt module's functions are where they now are.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include "cachepin/modules.h"
@@ -89,6 +90,63 @@ static const struct cachepin_pobject *occupant_of(const struct cachepin_profile 
 	return page_of(p, f->name, &page);
 }
 
+size_t cachepin_occupants__base_name(const char *name, unsigned int *page)
+{
+	const char *at = strrchr(name, '@');
+	char *end;
+	unsigned long a;
+
+	*page = 0;
+	if (!at || strncmp(at, "@page", 5) || !isdigit((unsigned char)at[5]))
+		return strlen(name);
+	a = strtoul(at + 5, &end, 10);
+	if (*end || !a || a > 64)
+		return strlen(name);
+	*page = (unsigned int)a;
+	return (size_t)(at - name);
+}
+
+int cachepin_occupants__spread(struct cachepin_profile *p, unsigned int k)
+{
+	size_t n = p->nr_funcs, i, g, s;
+	unsigned int a;
+	char name[4096];
+
+	if (k <= 1)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct cachepin_pfunc *pf = &p->funcs[i];
+
+		if (!cachepin_pfunc_in_module(pf))
+			continue;
+		pf->weight /= k;
+		pf->incl /= k;
+		for (g = 0; g < pf->nr_grans; g++) {
+			pf->grans[g].weight /= k;
+			for (s = 0; pf->slices && s < p->nr_slices; s++)
+				pf->slices[g * p->nr_slices + s] /= k;
+		}
+		for (a = 1; a < k; a++) {
+			struct cachepin_pfunc *c;
+
+			snprintf(name, sizeof(name), "%s@page%u", p->funcs[i].name, a);
+			if (!(c = cachepin_profile_add_func(p, name, p->funcs[i].object)))
+				return -ENOMEM;
+			pf = &p->funcs[i];	/* the array may have moved */
+			c->weight = pf->weight;
+			c->samples = pf->samples;
+			c->incl = pf->incl;
+			c->size = pf->size;
+			for (g = 0; g < pf->nr_grans; g++)
+				if (cachepin_pfunc_add_gran(c, pf->grans[g].off, pf->grans[g].weight,
+							    pf->slices ? &pf->slices[g * p->nr_slices] : NULL,
+							    p->nr_slices))
+					return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf)
 {
 	size_t n = pf->object ? strlen(pf->object) : 0;
@@ -152,6 +210,7 @@ int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_p
 	for (k = 0; k < p->nr_objects; k++) {
 		const struct cachepin_pobject *o = &p->objects[k];
 		const struct cachepin_binary *mod = NULL;
+		unsigned int pages = 0;
 		size_t first = n;
 
 		for (i = 0; i < p->nr_funcs; i++) {
@@ -159,20 +218,30 @@ int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_p
 			const struct cachepin_func *fn;
 
 			if (module_of(p, pf) == o) {
+				unsigned int pg;
+				size_t len = cachepin_occupants__base_name(pf->name, &pg);
+				char base[4096];
+
 				if (cachepin_binary__lookup(bin, pf->name, pf->object, NULL))
 					continue;
 				if (!mod && !(mod = cachepin_modules__get(mods, o->name))) {
-					*nr_unplaced += 1;
+					*nr_unplaced += !pg;
 					continue;
 				}
-				if (!(fn = cachepin_binary__lookup(mod, pf->name, NULL, NULL)) ||
+				snprintf(base, sizeof(base), "%.*s", (int)len, pf->name);
+				if (!(fn = cachepin_binary__lookup(mod, base, NULL, NULL)) ||
 				    (fn->flags & CACHEPIN_FUNC_SYNTHETIC)) {
-					*nr_unplaced += 1;
+					*nr_unplaced += !pg;
 					continue;
 				}
 				syn[n].name = pf->name;
 				syn[n].object = o->name;
-				syn[n].addr = region + ((o->base + fn->addr) & (REGION - 1));
+				/* each page's copies a stretch of their own: no line shared */
+				syn[n].addr = region + 2 * REGION * pg +
+					      ((o->base + (uint64_t)pg * CACHEPIN_PROFILE_PAGE + fn->addr) &
+					       (REGION - 1));
+				if (pg > pages)
+					pages = pg;
 				syn[n].size = fn->size ? fn->size : 1;
 				n++;
 				continue;
@@ -186,7 +255,7 @@ int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_p
 			n++;
 		}
 		if (n > first)
-			region += 2 * REGION;	/* a page may sit at the stretch's end */
+			region += 2 * REGION * (pages + 1);	/* a page may sit at the stretch's end */
 	}
 	qsort(syn, n, sizeof(*syn), cmp_synth);
 	err = cachepin_binary_add_occupants(bin, syn, n, OCC_WHY);
@@ -201,7 +270,7 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 {
 	double other = 0, libs = 0, all = (double)p->nr_samples;
 	size_t i, pages = 0, mfuncs = 0, len = 0;
-	bool nobase = false;
+	bool nobase = false, spread = false;
 	char what[64];
 	char *names = NULL;
 	enum cachepin_print_level lvl;
@@ -234,9 +303,13 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 		uint64_t page;
 
 		if ((o = module_of(p, &p->funcs[i]))) {
+			unsigned int pg;
+
 			if (!cachepin_binary__lookup(bin, p->funcs[i].name, p->funcs[i].object, NULL))
 				continue;	/* not placed: said when loaded */
-			mfuncs++;
+			cachepin_occupants__base_name(p->funcs[i].name, &pg);
+			mfuncs += !pg;
+			spread |= pg > 0;
 		}
 		else if ((o = page_of(p, p->funcs[i].name, &page)))
 			pages++;
@@ -255,7 +328,8 @@ void cachepin_occupants__report(const struct cachepin_profile *p, const char *pa
 		snprintf(what, sizeof(what), "%zu hot pages of", pages);
 	cachepin_pr(lvl, "'%s': %s %s are fixed occupants of their sets "
 		    "(above %u bytes %s)\n", path, what, kernel ? "modules" : "shared libraries",
-		    CACHEPIN_PROFILE_PAGE, nobase ? "their sets are not known: taken as if loaded at 0" :
+		    CACHEPIN_PROFILE_PAGE, spread ? "on every page of a way span they may load on, each a share of the weight" :
+		    nobase ? "their sets are not known: taken as if loaded at 0" :
 		    kernel ? "as loaded in this recording; another boot or load order may put them elsewhere" :
 		    "as loaded in this recording; another run may load them elsewhere");
 	if (kernel)

@@ -92,6 +92,20 @@ static int session_binary(struct cachepin_session *s)
 	return 0;
 }
 
+/* The pages of the largest way span of the session's caches (1: none wider than a page). */
+static unsigned int module_pages(const struct cachepin_session *s)
+{
+	uint32_t span = 0;
+	size_t i;
+
+	if (!s->opts.module_pages)
+		return 1;
+	for (i = 0; i < s->opts.nr_caches; i++)
+		if (s->opts.caches[i].way_span > span)
+			span = s->opts.caches[i].way_span;
+	return span > CACHEPIN_PROFILE_PAGE ? span / CACHEPIN_PROFILE_PAGE : 1;
+}
+
 /* PATH on BIN with the session's options into L. */
 static int session_load_on(struct cachepin_session *s, struct cachepin_binary *bin, const char *path,
 			   struct cachepin_load *l)
@@ -100,7 +114,7 @@ static int session_load_on(struct cachepin_session *s, struct cachepin_binary *b
 		.kernel = s->mode == 1, .period = s->opts.period,
 		.objects = s->opts.objects, .nr_objects = s->opts.nr_objects, .objs = s->objs,
 		.keep_idle = s->opts.keep_idle, .modules = s->mods,
-		.loaded = s->loaded, .nr_loaded = s->nr_loaded,
+		.loaded = s->loaded, .nr_loaded = s->nr_loaded, .module_pages = module_pages(s),
 	};
 
 	return cachepin_profile__load(l, path, bin, &o);

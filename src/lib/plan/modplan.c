@@ -11,6 +11,7 @@
 #include "cachepin/modplan.h"
 #include "internal.h"
 #include "binary-int.h"
+#include "profile-int.h"
 #include "scan.h"
 
 /* One hot function of a module: its items in the model, its place in the file. */
@@ -160,13 +161,20 @@ static int mp_hots(const struct cachepin_model *m, const char *name, const struc
 		const struct cachepin_model_item *it = &m->items[i];
 		const char *o = occupant_module(bin, it->func);
 
+		const struct cachepin_func *fn;
+		unsigned int pg;
+		char base[1024];
+
 		if (!o || strcmp(o, name))
 			continue;
-		for (j = 0; j < n && v[j].func != it->func; j++)
+		/* a function's copies on other pages (cachepin_occupants__spread()) are it */
+		snprintf(base, sizeof(base), "%.*s",
+			 (int)cachepin_occupants__base_name(bin->funcs[it->func].name, &pg),
+			 bin->funcs[it->func].name);
+		fn = cachepin_binary__lookup(mod, base, NULL, NULL);
+		for (j = 0; j < n && (v[j].fn != fn || (!fn && v[j].func != it->func)); j++)
 			;
 		if (j == n) {
-			const struct cachepin_func *fn = cachepin_binary__lookup(mod, bin->funcs[it->func].name,
-										 NULL, NULL);
 			struct mp_hot *nv = realloc(v, (n + 1) * sizeof(*v));
 
 			if (!nv) {
@@ -390,20 +398,31 @@ static int mp_layout(struct cachepin_modplan *mp, const struct cachepin_model *m
 		memcpy(l->delta, base->delta, bin->nr_funcs * sizeof(*l->delta));
 		memcpy(l->known, base->known, bin->nr_funcs * sizeof(*l->known));
 	}
-	for (i = 0; i < mp->nr_mods; i++)
-		for (k = 0; k < mp->mods[i].nr_funcs; k++) {
-			const struct cachepin_modplan_func *pf = &mp->mods[i].funcs[k];
-			const struct cachepin_func *fn;
+	/* every occupant of a planned hot function, its copies on other pages too */
+	for (f = 0; f < bin->nr_funcs; f++) {
+		const char *o = occupant_module(bin, (uint32_t)f);
+		unsigned int pg;
+		size_t len;
 
-			if (!pf->hot || !(fn = cachepin_binary__lookup(bin, pf->name, mp->mods[i].name, NULL)))
+		if (!o)
+			continue;
+		len = cachepin_occupants__base_name(bin->funcs[f].name, &pg);
+		for (i = 0; i < mp->nr_mods; i++) {
+			if (strcmp(mp->mods[i].name, o))
 				continue;
-			f = (size_t)(fn - bin->funcs);
-			l->delta[f] = (int64_t)(pf->off - pf->file_off);
-			if (!l->known[f]) {
-				l->known[f] = true;
-				l->nr_known++;
+			for (k = 0; k < mp->mods[i].nr_funcs; k++) {
+				const struct cachepin_modplan_func *pf = &mp->mods[i].funcs[k];
+
+				if (!pf->hot || strlen(pf->name) != len || strncmp(pf->name, bin->funcs[f].name, len))
+					continue;
+				l->delta[f] = (int64_t)(pf->off - pf->file_off);
+				if (!l->known[f]) {
+					l->known[f] = true;
+					l->nr_known++;
+				}
 			}
 		}
+	}
 	return 0;
 }
 

@@ -609,6 +609,18 @@ static int match(struct cachepin_load *l, const struct cachepin_binary *bin)
 	return 0;
 }
 
+/* Each module function of P on every page of a way span (opts.module_pages). */
+static int spread(struct cachepin_profile *p, unsigned int pages)
+{
+	int err = cachepin_occupants__spread(p, pages);
+
+	if (err) {
+		pr_warn("out of memory\n");
+		errno = -err;
+	}
+	return err;
+}
+
 /*
  * The shared libraries' and modules' hot code of P as fixed occupants of
  * BIN, the modules' functions from the files of MODS.
@@ -641,7 +653,7 @@ static int add_occupants(const struct cachepin_profile *p, struct cachepin_binar
 /* A cachepin profile read back: it must name functions of BIN. */
 static struct cachepin_profile *load_profile(struct cachepin_load *l,
 					     struct cachepin_binary *bin, const char *path,
-					     struct cachepin_modules *mods)
+					     struct cachepin_modules *mods, unsigned int pages)
 {
 	const struct cachepin_profile *p;
 	size_t i, shown = 0, unmatched, len = 0, own = 0, mods_out = 0;
@@ -649,7 +661,8 @@ static struct cachepin_profile *load_profile(struct cachepin_load *l,
 	FILE *f;
 
 	l->profile = cachepin_profile__read(path);
-	if (!l->profile || add_occupants(l->profile, bin, mods, path) || match(l, bin))
+	if (!l->profile || spread(l->profile, pages) || add_occupants(l->profile, bin, mods, path) ||
+	    match(l, bin))
 		return NULL;
 	p = l->profile;
 	/* the libraries' pages match any binary: the program's own code must */
@@ -840,13 +853,14 @@ int cachepin_profile__load(struct cachepin_load *l, const char *path,
 		return err;
 	l->kind = s.kind;
 	if (s.kind == CACHEPIN_INPUT_PROFILE) {
-		if (!load_profile(l, bin, path, o->modules))
+		if (!load_profile(l, bin, path, o->modules, o->module_pages))
 			goto fail;
 	} else {
 		l->profile = load_samples(bin, path, o, &s);
 		if (s.fd >= 0)
 			close(s.fd);
-		if (!l->profile || add_occupants(l->profile, bin, o->modules, path))
+		if (!l->profile || spread(l->profile, o->module_pages) ||
+		    add_occupants(l->profile, bin, o->modules, path))
 			goto fail;
 	}
 	cachepin_occupants__report(l->profile, path, bin);
