@@ -89,8 +89,16 @@ $CACHEPIN plan --kernel -m k.map -c 32K:4:32 --modules mods --modules-lds m.lds 
 testrun_compare sh -c "grep -E '\\.ko: |modules as built' plan.err" <<'EOF'
 cachepin: nf_conntrack.ko: 1 hot functions from +0x0, after 0 of its cold ones
 cachepin: nf_nat.ko: 1 hot functions from +0x80, after 1 of its cold ones
+cachepin: 32K:4:32 (lru): this plan with the modules as built 4, as planned 4 (+0.0 %; 2 of 2 modules planned, at the load addresses of the recording)
+EOF
+# --module-pages every: the same modules' plan, the kernel around a share
+# of their lines on both pages of the way span
+$CACHEPIN plan --kernel -m k.map -c 32K:4:32 --modules mods --module-pages every --modules-lds me.lds \
+	-o ke.lds k m.prof 2> plane.err || { cat plane.err >&2; fail "plan --module-pages every failed"; }
+testrun_compare sh -c "grep 'modules as built' plane.err" <<'EOF'
 cachepin: 32K:4:32 (lru): this plan with the modules as built 6, as planned 6 (+0.0 %; 2 of 2 modules planned, a share of their lines on every page of a way span)
 EOF
+cmp -s m.lds me.lds || fail "the modules' plan depends on --module-pages"
 testrun_compare cat m.lds <<'EOF'
 /*
  * cachepin: the modules' hot functions at planned offsets in their text.

@@ -563,9 +563,6 @@ static int plan_inputs(struct plan_args *a, const char *profile, struct cachepin
 		.traced = a->traced, .holdout = a->holdout, .run_model = true,
 	};
 
-	/* a plan holds for another boot: a module's lines on every page it may load on */
-	if (!a->in.module_pages)
-		a->in.module_pages = 2;
 	*s = tool_session(&a->in, profile, &o, NEED_BINARY | NEED_PROFILE);
 	if (!*s)
 		return 1;

@@ -115,7 +115,7 @@ struct tool_inputs {
 
 /* For the commands that model a profile (the profile command keeps it as recorded). */
 #define TOOL_MODULE_PAGES_OPT \
-	{ "module-pages", 0, "WHICH", "a module's lines on the page the recording had it on (recorded) or a share on every page of a way span it may load on (every); default: every for plan, recorded otherwise", 1009 }
+	{ "module-pages", 0, "WHICH", "a module's lines on the page the recording had it on (recorded, the default) or a share on every page of a way span it may load on (every)", 1009 }
 
 /* For the commands that model a profile (the profile command keeps every sample). */
 #define TOOL_IDLE_OPT \
