@@ -96,7 +96,9 @@
 # before; default insn), PLAN_FROM
 # (the profile of the plan that is booted and used by the stability and
 # MIPS stages: perf or trace; default perf; replan makes the other),
-# CCACHE_DIR (default WORKDIR/ccache).
+# MOD_PAGES (the modules router's plan: its modules' lines on the page
+# the profiled run had them on, recorded, or on every page of a way span,
+# every; default recorded), CCACHE_DIR (default WORKDIR/ccache).
 set -eu
 
 if [ $# -lt 1 ]; then
@@ -131,6 +133,7 @@ time) ROUTER_CLOCK='' PERF_FREQ=${PERF_FREQ:-4000} ;;
 *) echo "kernel-lab: PERF_SAMPLING is '$PERF_SAMPLING'; it must be insn or time" >&2; exit 2 ;;
 esac
 PLAN_FROM=${PLAN_FROM:-perf}
+MOD_PAGES=${MOD_PAGES:-recorded}
 CACHE=cortex-a9-32k
 MIPS_CACHE=mips-74k-32k
 ALIGN32=-falign-functions=32
@@ -1215,8 +1218,13 @@ stage_modplan() {
 	trace) p=$W/profile/mod-trace.profile ;;
 	*) p=$W/profile/mod-data.profile ;;
 	esac
-	kbuild_arm "$OMOD" "$W/modplan.log" -n -M -c "$CACHE" -p "$p" -P "--proc-modules $D/proc-modules"
+	# planned on the stock link: a tree last linked with the plan's script
+	# keeps that link (kbuild relinks for a script only by its date)
+	rm -f "$OMOD/vmlinux"
+	kbuild_arm "$OMOD" "$W/modplan.log" -n -M -c "$CACHE" -p "$p" \
+		-P "--proc-modules $D/proc-modules --module-pages $MOD_PAGES"
 	fact modplan_profile "$PLAN_FROM"
+	fact modplan_module_pages "$MOD_PAGES"
 	fact modplan_check "$(tail -1 "$OMOD/cachepin/check.log")"
 	fact modplan_modules_check "$(tail -1 "$OMOD/cachepin/check-modules.log")"
 	fact modplan_occupants "$(sed -n "s/.*: \([0-9]* hot functions.* of modules\) are fixed occupants.*/\1/p" "$OMOD/cachepin/plan.log" | head -1)"

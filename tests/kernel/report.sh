@@ -346,7 +346,7 @@ The router with its netfilter code as loadable modules
 | cachepin profile --modules of perf.data against perf script's attribution (modules and functions, sample counts) | $(get mod_data_vs_perf) |
 | the same of perf script's text | $(get mod_script_vs_perf) |
 | the traced window's kernel instructions in each module | $(get mod_trace_shares) |
-| plan (from the $(get modplan_profile) profile; modules fixed where the profiled run had them) | $(get modplan_check); occupants: $(get modplan_occupants) |
+| plan (from the $(get modplan_profile) profile; the modules' lines: --module-pages $(get modplan_module_pages)) | $(get modplan_check); occupants: $(get modplan_occupants) |
 | modules planned (plan --modules-lds), modelled misses without and with them | $(get modplan_modules); $(get modplan_modelled) |
 | relinked modules checked | $(get modplan_modules_check) |
 | the planned run's modules at another address than the profiled run's (the same files in the same order: the module area's holes differ from boot to boot) | $(get mod_after_bases_moved) |
