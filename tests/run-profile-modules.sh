@@ -228,4 +228,23 @@ grep -qx 'hint: copy /proc/modules as root with kernel.kptr_restrict = 0' fail.e
 [ ! -e h.prof ] || fail "h.prof written after an error"
 expect_fail "'q.log': line 1 is not a line of /proc/modules (NAME SIZE REFS DEPS STATE ADDRESS)" \
 	$CACHEPIN profile --kernel --proc-modules q.log -o h.prof kern a.data
+
+# The build-id perf recorded for the module against its file's: the same
+# is nothing to say; another is said, the file's functions being perhaps
+# elsewhere than the recording's
+need_cmd readelf
+mkdir -p bmods
+as -o mod.o mod.s && ld -r --build-id=sha1 -o bmods/nf_conntrack.ko mod.o || fail "cannot link the module with a build-id"
+bid=$(readelf -n bmods/nf_conntrack.ko | sed -n 's/^ *Build ID: //p')
+[ ${#bid} = 40 ] || fail "no build-id in the module: '$bid'"
+case $bid in f*) other=e${bid#?} ;; *) other=f${bid#?} ;; esac
+"$TOOLS/perf-synth" -n 400 -m "$ko@0x7f000000" -B "$bid" kern same.data || fail "perf-synth -B failed"
+"$TOOLS/perf-synth" -n 400 -m "$ko@0x7f000000" -B "$other" kern other.data || fail "perf-synth -B failed"
+$CACHEPIN profile --kernel --modules bmods -o same.prof kern same.data 2> same.err || fail "profile of same.data failed"
+! grep -q 'build-id' same.err || fail "a matching build-id was said: $(cat same.err)"
+$CACHEPIN profile --kernel --modules bmods -o other.prof kern other.data 2> other.err || fail "profile of other.data failed"
+testrun_compare sh -c "grep -A1 'build-id' other.err" <<EOF
+cachepin: warning: build-id of 'bmods/nf_conntrack.ko' ($bid) differs from the one 'other.data' recorded for nf_conntrack.ko ($other): its functions need not be where the recording had them
+hint: give the modules built with the recorded kernel (--modules)
+EOF
 exit 0

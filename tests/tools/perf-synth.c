@@ -4,7 +4,7 @@
  * functions of an ELF, for the benchmark.
  *
  *   perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE]
- *              [-m MODULE@ADDR] [-v] VMLINUX OUT
+ *              [-m MODULE@ADDR [-B BUILD-ID]] [-v] VMLINUX OUT
  *
  * The file is what 'perf record -e cpu-clock -a -g' writes on a router
  * (little-endian file mode): one cpu-clock attr with sample_type
@@ -19,6 +19,8 @@
  * starts (the module's file name, its text's load address ADDR, 16 KiB,
  * pgoff 0), and makes every 8th sample a hit in it, at the offsets of
  * mod_offs[] in turn, called from the entry path's second function.
+ * -B (with -m) adds a BUILD_ID feature with the module's build-id (hex,
+ * up to 20 bytes), as perf records it for a module that got samples.
  *
  * Samples are deterministic for a SEED: leaf functions follow a Zipf
  * distribution (EXPONENT, default 1.1) over a shuffled order of the functions (so hot code is
@@ -164,6 +166,8 @@ static void write_attr(uint8_t *p, uint64_t freq)
 }
 
 static uint32_t cache_geom[3];	/* -C: sets, ways, line; 0 = no CACHE feature */
+static uint8_t mod_bid[20];	/* -B: the module's build-id */
+static size_t mod_bid_len;	/* 0: no BUILD_ID feature */
 
 /* a perf string: u32 length, the bytes NUL-padded to 64 */
 static uint8_t *st_str(uint8_t *p, const char *s)
@@ -209,7 +213,8 @@ static void write_header(uint64_t attrs_off, uint64_t data_off, uint64_t data_si
 	st64(h + 40, data_off);
 	st64(h + 48, data_size);
 	/* 56: event_types, unused */
-	st64(h + 72, 1ULL << FEAT_EVENT_DESC | (cache_geom[0] ? 1ULL << FEAT_CACHE : 0));
+	st64(h + 72, 1ULL << FEAT_EVENT_DESC | (cache_geom[0] ? 1ULL << FEAT_CACHE : 0) |
+		     (mod_bid_len ? 1ULL << FEAT_BUILD_ID : 0));
 	put(h, sizeof(h));
 }
 
@@ -292,7 +297,7 @@ static uint64_t call_site(const struct cachepin_binary *bin, const struct node *
 int main(int argc, char **argv)
 {
 	const char *usage =
-		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-m MODULE@ADDR] [-v] VMLINUX OUT\n";
+		"usage: perf-synth [-n SAMPLES] [-s SEED] [-c CPUS] [-z EXPONENT] [-C SETS:WAYS:LINE] [-m MODULE@ADDR [-B BUILD-ID]] [-v] VMLINUX OUT\n";
 	const char *mod_name = NULL;
 	char kname[64];
 	uint64_t mod_addr = 0, mod_samples = 0;
@@ -310,7 +315,7 @@ int main(int argc, char **argv)
 	uint64_t k;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:s:c:z:C:m:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:z:C:m:B:v")) != -1) {
 		char *e;
 
 		switch (opt) {
@@ -351,6 +356,13 @@ int main(int argc, char **argv)
 			mod_name = optarg;
 			break;
 		}
+		case 'B':
+			for (mod_bid_len = 0; optarg[2 * mod_bid_len] && mod_bid_len < 20; mod_bid_len++)
+				if (sscanf(optarg + 2 * mod_bid_len, "%2hhx", &mod_bid[mod_bid_len]) != 1)
+					die("bad build-id '%s' (hex)", optarg);
+			if (!mod_bid_len || optarg[2 * mod_bid_len])
+				die("bad build-id '%s' (1 to 20 bytes of hex)", optarg);
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -359,7 +371,7 @@ int main(int argc, char **argv)
 			return 129;
 		}
 	}
-	if (optind + 2 != argc) {
+	if (optind + 2 != argc || (mod_bid_len && !mod_name)) {
 		fputs(usage, stderr);
 		return 129;
 	}
@@ -543,17 +555,40 @@ int main(int argc, char **argv)
 
 	/* feature table (an entry per bit, in bit order), then the sections */
 	{
-		uint64_t desc = 8 + ATTR_SIZE + 8 + 64 + 8 * ncpus, nfeat = cache_geom[0] ? 2 : 1;
+		uint64_t desc = 8 + ATTR_SIZE + 8 + 64 + 8 * ncpus;
+		uint64_t nfeat = 1 + !!cache_geom[0] + !!mod_bid_len, at = data_end + 16 * nfeat;
 		size_t csize = cache_geom[0] ? write_cache(cbuf) : 0;
+		uint8_t bid[36 + 256];
+		size_t bsize = 0;
 
-		st64(rec, data_end + 16 * nfeat);
+		if (mod_bid_len) {	/* the module's build_id record */
+			size_t n = strlen(mod_name) + 1;
+
+			if (n > 256)
+				die("module name '%s' too long", mod_name);
+			bsize = 36 + (n + 7) / 8 * 8;
+			memset(bid, 0, sizeof(bid));
+			st_hdr(bid, 0, 1 | MISC_BUILD_ID_SIZE, (uint16_t)bsize);	/* misc: kernel */
+			st32(bid + 8, UINT32_MAX);
+			memcpy(bid + 12, mod_bid, mod_bid_len);
+			bid[32] = (uint8_t)mod_bid_len;
+			memcpy(bid + 36, mod_name, n);
+			st64(rec, at);
+			st64(rec + 8, bsize);
+			put(rec, 16);
+			at += bsize;
+		}
+		st64(rec, at);
 		st64(rec + 8, desc);
 		put(rec, 16);
+		at += desc;
 		if (csize) {
-			st64(rec, data_end + 16 * nfeat + desc);
+			st64(rec, at);
 			st64(rec + 8, csize);
 			put(rec, 16);
 		}
+		if (bsize)
+			put(bid, bsize);
 		write_event_desc(1000000000 / PERIOD, ids, ncpus);
 		if (csize)
 			put(cbuf, csize);

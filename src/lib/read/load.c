@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cachepin/modules.h"
 #include "cachepin/objects.h"
 #include "cachepin/perf.h"
 #include "cachepin/profile.h"
@@ -158,6 +159,34 @@ static void check_build_id(const struct cachepin_binary *bin, const struct cache
 			pr_warn("warning: build-id of '%s' (%s) differs from the one '%s' recorded (%s)\n",
 				bin->path, mine, path, theirs);
 		return;
+	}
+}
+
+/*
+ * Warn when the build-id PATH recorded for a kernel module is not that of
+ * the module's file in MODS: its functions need not be where the
+ * recording had them.
+ */
+static void check_module_build_ids(struct cachepin_modules *mods, const struct cachepin_perf_meta *m,
+				   const char *path)
+{
+	char mine[129], theirs[41], name[256];
+	size_t i;
+
+	for (i = 0; mods && i < m->nr_buildids; i++) {
+		const struct cachepin_perf_buildid *b = &m->buildids[i];
+		const struct cachepin_binary *mod;
+
+		if (cachepin_kernel_dso(b->name, strlen(b->name)) != KERNEL_DSO_MODULE ||
+		    !(mod = cachepin_modules__get(mods, b->name)))
+			continue;
+		cachepin_binary__build_id_str(mod, mine);
+		bid_hex(b, theirs);
+		if (!*mine || bid_equal(mine, theirs))
+			continue;
+		pr_warn("warning: build-id of '%s' (%s) differs from the one '%s' recorded for %s (%s): its functions need not be where the recording had them\n",
+			mod->path, mine, path, cachepin_modules__name(b->name, name, sizeof(name)), theirs);
+		pr_warn("hint: give the modules built with the recorded kernel (--modules)\n");
 	}
 }
 
@@ -354,6 +383,8 @@ static int read_perf(struct cachepin_pbuild *pb, const struct cachepin_binary *b
 			info->l1i[2] = c->line;
 		}
 		check_build_id(bin, m, path, o->kernel);
+		if (o->kernel)
+			check_module_build_ids(o->modules, m, path);
 		if (m->nr_lost)
 			pr_warn("warning: '%s' lost %" PRIu64 " samples\n", path, m->nr_lost);
 	}
