@@ -12,10 +12,9 @@
  * in another order: a way span of 8 KiB (32K:4:32) leaves two sets a
  * line may be in, one of 16 KiB four.  The plan packs each module's hot
  * functions, hottest first, after cold functions of the same module
- * chosen to start them at the page offset where the expected load (the
- * modules placed before it, and the kernel's lines when a layout of it
- * is given; every alias of a set weighed alike) is lightest.  No
- * padding: the module is no bigger for it.
+ * chosen to start them at the page offset where the expected load of
+ * the modules placed before it (every alias of a set weighed alike) is
+ * lightest.  No padding: the module is no bigger for it.
  */
 #ifndef CACHEPIN_MODPLAN_H
 #define CACHEPIN_MODPLAN_H
@@ -49,9 +48,9 @@ struct cachepin_modplan {
 	struct cachepin_modplan_mod *mods;	/* heaviest first */
 	size_t nr_mods;
 	/*
-	 * The layout scored: BASE's, with every hot module function that a
-	 * planned module moves at its planned offset from the module's
-	 * recorded load address.
+	 * The binary as it is, but every hot module function that a planned
+	 * module moves at its planned offset from the module's recorded load
+	 * address (cachepin_modplan__apply()).
 	 */
 	struct cachepin_layout layout;
 };
@@ -59,16 +58,14 @@ struct cachepin_modplan {
 /*
  * Plan the modules whose hot functions M's binary holds as fixed
  * occupants (cachepin_occupants__add(): "MODULE.ko" units), their files
- * from MODS, against the kernel laid out as BASE (NULL: the modules among
- * themselves, for a kernel plan made after them), for CACHES[0..NR)
- * (each weighs alike).  A module whose hot code is not in
+ * from MODS, among themselves (the kernel is planned after them, around
+ * their lines), for CACHES[0..NR) (each weighs alike).  A module whose hot code is not in
  * sections of its own (built without -ffunction-sections) keeps its
  * layout (why_not says so).  Returns 0 and fills OUT (release with
  * cachepin_modplan__release()), or -ENOMEM.
  */
-int cachepin_modplan__run(const struct cachepin_model *m, const struct cachepin_layout *base,
-			  struct cachepin_modules *mods, const struct cachepin_cache *caches,
-			  size_t nr, struct cachepin_modplan *out);
+int cachepin_modplan__run(const struct cachepin_model *m, struct cachepin_modules *mods,
+			  const struct cachepin_cache *caches, size_t nr, struct cachepin_modplan *out);
 
 /*
  * The plan as a GNU ld script fragment for the modules' link (kbuild's

@@ -6,6 +6,7 @@
 #ifndef CACHEPIN_PROFILE_INT_H
 #define CACHEPIN_PROFILE_INT_H
 
+#include <string.h>
 #include "cachepin/profile.h"
 
 /*
@@ -51,8 +52,19 @@ struct cachepin_modules;
 int cachepin_occupants__add(struct cachepin_binary *bin, const struct cachepin_profile *p,
 			    struct cachepin_modules *mods, size_t *nr_added, size_t *nr_unplaced);
 
+/* Whether OBJECT (a function's, a unit's; may be NULL) is a kernel module's file, "NAME.ko". */
+static inline bool cachepin_object_is_module(const char *object)
+{
+	size_t n = object ? strlen(object) : 0;
+
+	return n > 3 && !strcmp(object + n - 3, ".ko");
+}
+
 /* Whether PF is a kernel module's function: its object a module's file, "NAME.ko". */
-bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf);
+static inline bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf)
+{
+	return cachepin_object_is_module(pf->object);
+}
 
 /*
  * Every module function of P as K copies, one per page of a way span

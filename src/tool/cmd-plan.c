@@ -392,7 +392,7 @@ static int plan_modules(const struct plan_args *a, struct cachepin_session *s,
 		tool_error("--modules-lds needs the modules' files: --modules DIR");
 		return 1;
 	}
-	if (cachepin_modplan__run(s->model, NULL, s->mods, a->in.caches, a->in.nr_caches, mp))
+	if (cachepin_modplan__run(s->model, s->mods, a->in.caches, a->in.nr_caches, mp))
 		return tool_error("out of memory");
 	for (i = 0; i < mp->nr_mods; i++) {
 		const struct cachepin_modplan_mod *mm = &mp->mods[i];

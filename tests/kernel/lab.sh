@@ -1055,6 +1055,23 @@ mod_order() {
 			if (d in mods) print d, of[i] } }' | LC_ALL=C sort ${2:-} | tsort | sed 's/$/.ko/'
 }
 
+# mod_root DIR: DIR afresh, every module the o-arm-mod tree built in
+# DIR/lib/modules
+mod_root() {
+	rm -rf "$1"
+	mkdir -p "$1/lib/modules"
+	find "$OMOD" -name '*.ko' -exec cp {} "$1/lib/modules/" \;
+}
+
+# mod_initrd DIR OUT: initrd.gz, then DIR (its modules) and this /init
+# over it (a later cpio archive's files replace an earlier one's), as OUT
+mod_initrd() {
+	cp "$TOP/tests/kernel/init" "$1/init"
+	chmod 755 "$1/init"
+	{ cat "$W/initrd.gz"
+	  (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n); } > "$2"
+}
+
 stage_modbuild() {
 	keys=$(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=.*/\1/p' "$MOD_CONFIG" | paste -sd'|')
 	{ grep -vE "^($keys)=|^# ($keys) is not set" "$TOP/tests/kernel/arm-router.config"
@@ -1068,9 +1085,7 @@ stage_modbuild() {
 		{ tail -30 "$W/build-mod.log" >&2; die "modules kernel build failed, see '$W/build-mod.log'"; }
 	fact modbuild_s $(( $(now) - t0 ))
 	R=$W/modroot
-	rm -rf "$R"
-	mkdir -p "$R/lib/modules"
-	find "$OMOD" -name '*.ko' -exec cp {} "$R/lib/modules/" \;
+	mod_root "$R"
 	n=$(ls "$R/lib/modules" | wc -l)
 	[ "$n" -ge 5 ] || die "'$OMOD': $n modules built, not the router's netfilter"
 	for m in nf_conntrack nf_nat iptable_nat xt_MASQUERADE; do
@@ -1083,12 +1098,7 @@ stage_modbuild() {
 	fact mod_modules "$n: $(sed 's/\.ko$//' "$R/lib/modules/load.order" | paste -sd' ')"
 	fact mod_modules_alt "$(sed 's/\.ko$//' "$R/lib/modules/load.order.alt" | paste -sd' ')"
 	fact mod_text_symbols "$(grep -c ' [tT] ' "$OMOD/System.map")"
-	# the base initrd, then the modules and this /init over it (a later
-	# cpio archive's files replace an earlier one's)
-	cp "$TOP/tests/kernel/init" "$R/init"
-	chmod 755 "$R/init"
-	{ cat "$W/initrd.gz"
-	  (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n); } > "$W/initrd-mod.gz"
+	mod_initrd "$R" "$W/initrd-mod.gz"
 }
 
 # proc_modules LOG: the router's /proc/modules as LOG has it
@@ -1235,14 +1245,9 @@ stage_modplan() {
 		die "the planned modules kernel's make failed, see '$W/modplan-make.log'"
 	fact modplan_cycle_s $(( $(now) - t0 ))
 	R=$W/modroot-after
-	rm -rf "$R"
-	mkdir -p "$R/lib/modules"
-	find "$OMOD" -name '*.ko' -exec cp {} "$R/lib/modules/" \;
+	mod_root "$R"
 	cp "$W/modroot/lib/modules/load.order" "$W/modroot/lib/modules/load.order.alt" "$R/lib/modules/"
-	cp "$TOP/tests/kernel/init" "$R/init"
-	chmod 755 "$R/init"
-	{ cat "$W/initrd.gz"
-	  (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n); } > "$W/initrd-mod-after.gz"
+	mod_initrd "$R" "$W/initrd-mod-after.gz"
 }
 
 stage_modafter() {

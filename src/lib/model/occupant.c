@@ -147,13 +147,6 @@ int cachepin_occupants__spread(struct cachepin_profile *p, unsigned int k)
 	return 0;
 }
 
-bool cachepin_pfunc_in_module(const struct cachepin_pfunc *pf)
-{
-	size_t n = pf->object ? strlen(pf->object) : 0;
-
-	return n > 3 && !strcmp(pf->object + n - 3, ".ko");
-}
-
 bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name)
 {
 	uint64_t page;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The modules' plan (cachepin/modplan.h): each module's hot functions
- * packed, hottest first, from the page offset where the expected load of
- * their sets is lightest, reached with the module's own cold functions
- * in front of them.
+ * packed, hottest first, from the page offset where the modules planned
+ * before it load their sets least, reached with the module's own cold
+ * functions in front of them.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -27,7 +27,6 @@ struct mp_hot {
 	const struct cachepin_func *fn;	/* the module's function */
 	const struct cachepin_unit *u;	/* its section */
 	double weight;
-	uint64_t off;			/* planned */
 };
 
 /* The expected load of every set of every cache. */
@@ -41,13 +40,10 @@ static const char *occupant_module(const struct cachepin_binary *bin, uint32_t f
 {
 	const struct cachepin_func *fn = &bin->funcs[f];
 	const struct cachepin_unit *u;
-	size_t n;
 
-	if (!(fn->flags & CACHEPIN_FUNC_SYNTHETIC) || !(u = cachepin_binary__func_unit(bin, fn)) ||
-	    !u->object)
+	if (!(fn->flags & CACHEPIN_FUNC_SYNTHETIC) || !(u = cachepin_binary__func_unit(bin, fn)))
 		return NULL;
-	n = strlen(u->object);
-	return n > 3 && !strcmp(u->object + n - 3, ".ko") ? u->object : NULL;
+	return cachepin_object_is_module(u->object) ? u->object : NULL;
 }
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -296,7 +292,6 @@ static int mp_module(struct mp_load *ld, const struct cachepin_model *m, const c
 	mm->hot_start = align_up(start, unit_align(h[0].u));
 	for (i = 0; i < nh; i++) {
 		start = align_up(start, unit_align(h[i].u));
-		h[i].off = start;
 		mm->funcs[mm->nr_funcs++] = (struct cachepin_modplan_func){
 			.name = h[i].fn->name, .section = h[i].u->section, .off = start,
 			.file_off = h[i].fn->addr, .size = h[i].fn->size, .hot = true,
@@ -311,24 +306,6 @@ out:
 	free(best_taken);
 	free_hots(h, nh);
 	return err;
-}
-
-/* The kernel's lines (all but the modules') as the load of LD's sets. */
-static void mp_kernel_load(struct mp_load *ld, const struct cachepin_model *m,
-			   const struct cachepin_layout *base)
-{
-	size_t i, ci;
-
-	for (i = 0; i < m->nr_items; i++) {
-		const struct cachepin_model_item *it = &m->items[i];
-		uint64_t a;
-
-		if (occupant_module(m->bin, it->func))
-			continue;
-		a = cachepin_layout__addr(base, m->bin, it->func) + it->off;
-		for (ci = 0; ci < ld->nr; ci++)
-			ld->load[ci][(a >> ld->c[ci].line_shift) & (ld->c[ci].sets - 1)] += it->weight;
-	}
 }
 
 /* The modules of M's occupants, heaviest first, into MP->mods. */
@@ -377,27 +354,18 @@ static int mp_modules(const struct cachepin_model *m, struct cachepin_modplan *m
 	return 0;
 }
 
-/* MP's layout: BASE's, the planned modules' hot functions moved. */
-static int mp_layout(struct cachepin_modplan *mp, const struct cachepin_model *m,
-		     const struct cachepin_layout *base)
+/* MP's layout: the binary as it is but the planned modules' hot functions, moved. */
+static int mp_layout(struct cachepin_modplan *mp, const struct cachepin_model *m)
 {
 	const struct cachepin_binary *bin = m->bin;
 	struct cachepin_layout *l = &mp->layout;
 	size_t i, k, f;
 
-	if (base)
-		*l = *base;
-	l->units = NULL;
-	l->nr_units = l->nr_hot = l->nr_fill = 0;
 	l->bin = bin;
 	l->delta = calloc(bin->nr_funcs + 1, sizeof(*l->delta));
 	l->known = calloc(bin->nr_funcs + 1, sizeof(*l->known));
 	if (!l->delta || !l->known)
 		return -ENOMEM;
-	if (base) {
-		memcpy(l->delta, base->delta, bin->nr_funcs * sizeof(*l->delta));
-		memcpy(l->known, base->known, bin->nr_funcs * sizeof(*l->known));
-	}
 	/* every occupant of a planned hot function, its copies on other pages too */
 	for (f = 0; f < bin->nr_funcs; f++) {
 		const char *o = occupant_module(bin, (uint32_t)f);
@@ -426,9 +394,8 @@ static int mp_layout(struct cachepin_modplan *mp, const struct cachepin_model *m
 	return 0;
 }
 
-int cachepin_modplan__run(const struct cachepin_model *m, const struct cachepin_layout *base,
-			  struct cachepin_modules *mods, const struct cachepin_cache *caches,
-			  size_t nr, struct cachepin_modplan *out)
+int cachepin_modplan__run(const struct cachepin_model *m, struct cachepin_modules *mods,
+			  const struct cachepin_cache *caches, size_t nr, struct cachepin_modplan *out)
 {
 	struct mp_load ld = { .c = caches, .nr = nr };
 	double *w = NULL;
@@ -441,8 +408,6 @@ int cachepin_modplan__run(const struct cachepin_model *m, const struct cachepin_
 	for (i = 0; i < nr; i++)
 		if (!(ld.load[i] = calloc(caches[i].sets, sizeof(**ld.load))))
 			goto out;
-	if (base)
-		mp_kernel_load(&ld, m, base);
 	if ((err = mp_modules(m, out, &w)))
 		goto out;
 	for (i = 0; i < out->nr_mods; i++) {
@@ -456,7 +421,7 @@ int cachepin_modplan__run(const struct cachepin_model *m, const struct cachepin_
 		if (!(mm->object = mp_object(mod->path)) || (err = mp_module(&ld, m, mm->name, mod, mm)))
 			goto out;
 	}
-	err = mp_layout(out, m, base);
+	err = mp_layout(out, m);
 out:
 	for (i = 0; i < nr && ld.load; i++)
 		free(ld.load[i]);

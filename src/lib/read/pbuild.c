@@ -57,6 +57,8 @@ struct pb_object {
 	bool has_base;
 	bool kmodule;			/* a kernel module of a kernel's profile: base is
 					 * its text's load address, pages its text's */
+	bool mod_tried;			/* mod looked up (kmodule) */
+	const struct cachepin_binary *mod;	/* the module's file, or NULL */
 	UT_hash_handle hh;
 };
 
@@ -682,7 +684,6 @@ static int pb_add_other_in(struct cachepin_pbuild *pb, const struct cachepin_fra
 	bool kmod = (pb->flags & CACHEPIN_PBUILD_KERNEL) && (fr->flags & CACHEPIN_FRAME_KERNEL) &&
 		    fr->dso && cachepin_kernel_dso(fr->dso, strlen(fr->dso)) == KERNEL_DSO_MODULE;
 	struct pb_object *o = pb_object_of(pb, fr, pid, kmod);
-	const struct cachepin_binary *mod;
 	struct pb_page *pg, key_pg;
 	uint64_t off;
 	int r;
@@ -691,29 +692,27 @@ static int pb_add_other_in(struct cachepin_pbuild *pb, const struct cachepin_fra
 		return pb->err;
 	o->samples++;
 	o->weight += w;
-	if (kmod && (fr->flags & CACHEPIN_FRAME_HAS_FOFF) && !o->has_base &&
+	/* other kernel code and perf's pseudo-maps are counted only */
+	if (!kmod && ((fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '['))
+		return 0;
+	if ((fr->flags & CACHEPIN_FRAME_HAS_FOFF) && !o->has_base &&
 	    (fr->flags & CACHEPIN_FRAME_HAS_IP) && fr->ip >= fr->file_off) {
-		o->base = fr->ip - fr->file_off;	/* the module's text */
+		o->base = fr->ip - fr->file_off;	/* of file offset 0; of a module's text */
 		o->has_base = true;
 	}
-	if (kmod && (mod = cachepin_modules__get(pb->modules, o->name)) &&
-	    (r = pb_add_module(pb, fr, o, mod, w)) <= 0)
-		return r;
-	if (kmod ? !(fr->flags & CACHEPIN_FRAME_HAS_FOFF) :
-	    (fr->flags & CACHEPIN_FRAME_KERNEL) || fr->dso[0] == '[')
-		return 0;
-	if (fr->flags & CACHEPIN_FRAME_HAS_FOFF) {
-		off = fr->file_off;
-		if (!o->has_base && (fr->flags & CACHEPIN_FRAME_HAS_IP) && fr->ip >= off) {
-			o->base = fr->ip - off;
-			o->has_base = true;
-		}
-	} else if ((fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_IP)) ==
-		   (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_IP)) {
-		off = fr->ip;
-	} else {
-		return 0;
+	if (kmod && !o->mod_tried) {
+		o->mod = cachepin_modules__get(pb->modules, o->name);
+		o->mod_tried = true;
 	}
+	if (kmod && o->mod && (r = pb_add_module(pb, fr, o, o->mod, w)) <= 0)
+		return r;
+	if (fr->flags & CACHEPIN_FRAME_HAS_FOFF)
+		off = fr->file_off;
+	else if (!kmod && (fr->flags & (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_IP)) ==
+			  (CACHEPIN_FRAME_DSO_REL | CACHEPIN_FRAME_HAS_IP))
+		off = fr->ip;
+	else
+		return 0;
 	memset(&key_pg.key, 0, sizeof(key_pg.key));
 	key_pg.key.obj = o;
 	key_pg.key.off = off & ~(uint64_t)(CACHEPIN_PROFILE_PAGE - 1);
@@ -823,6 +822,33 @@ static int cmp_pobject(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/*
+ * F, the samples of a function, a page or a module's function, as P's
+ * function NAME (of OBJECT, or NULL): its weights (INCL inclusive), SIZE
+ * and granules.  The new function, or NULL (ENOMEM).
+ */
+static struct cachepin_pfunc *pb_put_func(struct cachepin_profile *p, const char *name,
+					  const char *object, const struct pb_func *f, double incl,
+					  uint64_t size)
+{
+	struct cachepin_pfunc *pf = cachepin_profile_add_func(p, name, object);
+	uint32_t g;
+
+	if (!pf)
+		return NULL;
+	pf->weight = f->weight;
+	pf->samples = f->samples;
+	pf->incl = incl;
+	pf->size = size;
+	for (g = 0; g < f->ngran; g++)
+		if (f->gran[g] > 0 &&
+		    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g],
+					    f->sgran ? &f->sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
+					    p->nr_slices))
+			return NULL;
+	return pf;
+}
+
 /* Add F's granules (of a page) into SUM, allocated as F's. */
 static int pb_sum_page(struct pb_func *sum, const struct pb_func *f)
 {
@@ -858,14 +884,13 @@ static void pb_free_mpages(struct pb_mpage **all)
 	}
 }
 
-/* The program's libraries' hot pages as the functions "[NAME+0xPAGE]". */
+/* A program's libraries' or a kernel's modules' hot pages as the functions "[NAME+0xPAGE]". */
 static int pb_finish_pages(struct cachepin_pbuild *pb, struct cachepin_profile *p)
 {
 	struct pb_mpage *all = NULL, *m;
 	struct pb_page *pg;
 	char name[PATH_MAX + 32];
 	int err = -ENOMEM;
-	uint32_t g;
 
 	for (pg = pb->pages; pg; pg = pg->hh.next) {
 		if ((!pg->key.obj->kmodule && !pb_ran(pb, pg->key.obj->pid)) || !pg->f.gran)
@@ -885,22 +910,9 @@ static int pb_finish_pages(struct cachepin_pbuild *pb, struct cachepin_profile *
 		if (pb_sum_page(&m->f, &pg->f))
 			goto out;
 	}
-	for (m = all; m; m = m->hh.next) {
-		struct cachepin_pfunc *pf = cachepin_profile_add_func(p, m->name, NULL);
-
-		if (!pf)
+	for (m = all; m; m = m->hh.next)
+		if (!pb_put_func(p, m->name, NULL, &m->f, m->f.weight, CACHEPIN_PROFILE_PAGE))
 			goto out;
-		pf->weight = m->f.weight;
-		pf->samples = m->f.samples;
-		pf->incl = m->f.weight;
-		pf->size = CACHEPIN_PROFILE_PAGE;
-		for (g = 0; g < m->f.ngran; g++)
-			if (m->f.gran[g] > 0 &&
-			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, m->f.gran[g],
-						    m->f.sgran ? &m->f.sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
-						    p->nr_slices))
-				goto out;
-	}
 	err = 0;
 out:
 	pb_free_mpages(&all);
@@ -911,25 +923,11 @@ out:
 static int pb_finish_modules(struct cachepin_pbuild *pb, struct cachepin_profile *p)
 {
 	struct pb_mfunc *mf;
-	uint32_t g;
 
-	for (mf = pb->mfuncs; mf; mf = mf->hh.next) {
-		struct cachepin_pfunc *pf = cachepin_profile_add_func(p, mf->key.fn->name,
-								       mf->key.obj->name);
-
-		if (!pf)
+	for (mf = pb->mfuncs; mf; mf = mf->hh.next)
+		if (!pb_put_func(p, mf->key.fn->name, mf->key.obj->name, &mf->f, mf->f.weight,
+				 mf->key.fn->size))
 			return -ENOMEM;
-		pf->weight = mf->f.weight;
-		pf->samples = mf->f.samples;
-		pf->incl = mf->f.weight;
-		pf->size = mf->key.fn->size;
-		for (g = 0; g < mf->f.ngran; g++)
-			if (mf->f.gran[g] > 0 &&
-			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, mf->f.gran[g],
-						    mf->f.sgran ? &mf->f.sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
-						    p->nr_slices))
-				return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -1101,28 +1099,15 @@ struct cachepin_profile *cachepin_pbuild__finish(struct cachepin_pbuild *pb)
 		goto fail;
 	for (i = 0; i < bin->nr_funcs; i++) {
 		const struct cachepin_func *bf = &bin->funcs[i];
-		struct pb_func *f = &pb->f[i];
-		struct cachepin_pfunc *pf;
-		uint32_t g;
+		const struct pb_func *f = &pb->f[i];
 
 		slot[i] = -1;
 		if (f->weight == 0 && f->incl == 0)
 			continue;
-		pf = cachepin_profile_add_func(p, bf->name,
-					       (bf->flags & CACHEPIN_FUNC_DUPNAME) ? func_object(bin, bf) : NULL);
-		if (!pf)
+		if (!pb_put_func(p, bf->name, (bf->flags & CACHEPIN_FUNC_DUPNAME) ? func_object(bin, bf) : NULL,
+				 f, f->incl, bf->size))
 			goto fail;
 		slot[i] = (int32_t)(p->nr_funcs - 1);
-		pf->weight = f->weight;
-		pf->samples = f->samples;
-		pf->incl = f->incl;
-		pf->size = bf->size;
-		for (g = 0; g < f->ngran; g++)
-			if (f->gran[g] > 0 &&
-			    cachepin_pfunc_add_gran(pf, g * CACHEPIN_PROFILE_GRANULE, f->gran[g],
-						    f->sgran ? &f->sgran[g * CACHEPIN_PROFILE_SLICES] : NULL,
-						    p->nr_slices))
-				goto fail;
 	}
 	HASH_ITER(hh, pb->edges, e, tmp) {
 		uint32_t caller = (uint32_t)(e->key >> 32), callee = (uint32_t)e->key;
