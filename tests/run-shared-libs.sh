@@ -41,17 +41,24 @@ perf_record d.data sh -c './d; seq 200000 | sort -rn | sort -n > /dev/null'
 $CACHEPIN profile -m d.map -o d.profile d d.data 2> profile.err || { cat profile.err >&2; fail "profile failed"; }
 
 # what perf itself says: the innermost frame's object, address and period
-# of every sample, and where each object's file was mapped
-perf script -i d.data --show-mmap-events -F pid,ip,dso,period -G > script.txt 2> /dev/null ||
+# of every sample, and where each object's file was mapped; a forked
+# child starts with its parent's mappings (a sample between sh's fork
+# and its exec of ./d is in dash, mapped in the parent)
+perf script -i d.data --show-mmap-events --show-task-events -F pid,ip,dso,period -G > script.txt 2> /dev/null ||
 	fail "perf script failed"
 # the processes with a sample in d
 awk 'NF == 4 && $4 ~ /^\(.*\/d\)$/ { print $1 }' script.txt | sort -u > d.pids
 [ "$(wc -l < d.pids)" = 1 ] || fail "d ran in $(wc -l < d.pids) processes"
-awk -v dpid="$(cat d.pids)" '/PERF_RECORD_MMAP2? / && $1 == dpid {
+awk -v dpid="$(cat d.pids)" '/PERF_RECORD_FORK\(/ {
+		split($0, f, /[():]+/); c = f[2]; p = f[4]
+		for (k = 1; k <= nm[p]; k++) { nm[c]++; for (x = 1; x <= 4; x++) m[c, nm[c], x] = m[p, k, x] }
+		next
+	}
+	/PERF_RECORD_MMAP2? / {
 		if (!match($0, /\[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+/)) next
 		split(substr($0, RSTART + 1, RLENGTH - 1), w, /[()@ ]+/)
-		path = $NF; n = split(path, pp, "/"); base = pp[n]
-		ms[++nm] = strtonum(w[1]); me[nm] = ms[nm] + strtonum(w[2]); mo[nm] = strtonum(w[3]); mb[nm] = base
+		path = $NF; n = split(path, pp, "/"); p = $1; k = ++nm[p]
+		m[p, k, 1] = strtonum(w[1]); m[p, k, 2] = m[p, k, 1] + strtonum(w[2]); m[p, k, 3] = strtonum(w[3]); m[p, k, 4] = pp[n]
 		next
 	}
 	NF == 4 && $4 ~ /^\(/ {
@@ -61,10 +68,10 @@ awk -v dpid="$(cat d.pids)" '/PERF_RECORD_MMAP2? / && $1 == dpid {
 		obj[base]++
 		if (base ~ /^\[/) next
 		ip = strtonum("0x" $3)
-		for (k = nm; k > 0; k--)
-			if (mb[k] == base && ip >= ms[k] && ip < me[k]) break
+		for (k = nm[dpid]; k > 0; k--)
+			if (m[dpid, k, 4] == base && ip >= m[dpid, k, 1] && ip < m[dpid, k, 2]) break
 		if (!k) next
-		off = ip - ms[k] + mo[k]
+		off = ip - m[dpid, k, 1] + m[dpid, k, 3]
 		g[base, off - off % 4096, (off % 4096) - (off % 16)] += $2
 	}
 	END {
