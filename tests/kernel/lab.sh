@@ -6,14 +6,16 @@
 # 4-way 32 B I-cache, relink, boot again, and compare, also with the stock
 # kernel built with -falign-functions=32 (what router developers try
 # first); then the stability demo (an unrelated commit, with and without
-# the hook) and a MIPS32 big-endian kernel (QEMU malta) up to plan,
-# relink, check and boot.
+# the hook), a MIPS32 big-endian kernel (QEMU malta) up to plan, relink,
+# check and boot, the router with its netfilter code as modules, and a
+# little-endian MIPS router (malta, 74Kf) profiled, planned and booted.
 #
 # usage: tests/kernel/lab.sh WORKDIR [STAGE...]
 #
 # Stages, in order (default: all of them):
 #   deps       Debian 12 packages (as root): linux-source-6.1, toolchains,
-#              QEMU, ccache, and the armhf architecture for the guests
+#              QEMU, ccache, and the armhf and mipsel architectures for the
+#              guests
 #   unpack     unpack linux-source-6.1 into WORKDIR, apply the hook patch
 #   config     tinyconfig + tests/kernel/arm-router.config three times
 #              (o-arm: no hook; o-arm-hook: CONFIG_TEXT_LAYOUT=y; o-arm-a32:
@@ -74,6 +76,19 @@
 #              modules, linked with their script and checked
 #   modafter   boot the planned modules kernel: NAT check, traced window
 #   modsimulate the traces of both modules runs on both kernels
+#   mrbuild    the MIPS router: o-mipsel, malta with a 74Kf, little-endian
+#              (tests/kernel/mips-router.config: the ARM router's NAT
+#              path, malta's PCI NIC), and initrd-mipsel.gz of Debian's
+#              mipsel packages; o-mipsel-hook and o-mipsel-a32 configured
+#   mrbefore   boot it as the router between the ARM hosts guest's two
+#              namespaces: NAT check, traced window, perf window
+#   mrprofile  cachepin profiles of its perf recording and of its trace
+#   mrplan     cachepin-kbuild on o-mipsel-hook from the traced window's
+#              log for mips-74k-32k (built, linked, checked); the plans
+#              of both profiles and the reference colouring of each as
+#              alignment files for 32 and 64 KiB; o-mipsel-a32 built
+#   mrafter    boot the planned MIPS router: NAT check, traced window
+#   mrsimulate the after run's trace on every layout, at 32 and 64 KiB
 #   report     WORKDIR/report.md from everything above, with the issue's
 #              Done criteria (each plan on a run its profile did not come
 #              from, against stock and align32) as met / not met lines
@@ -109,7 +124,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$1"
 W=$(cd "$1" && pwd)
 shift
-ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability growth mips modbuild modboot modprofile modplan modafter modsimulate report"
+ALL="deps unpack config build initrd before profile hook after replan nopatch align32 simulate stability growth mips modbuild modboot modprofile modplan modafter modsimulate mrbuild mrbefore mrprofile mrplan mrafter mrsimulate report"
 [ $# -gt 0 ] || set -- $ALL
 
 KVER=6.1
@@ -119,6 +134,9 @@ OH=$SRC/o-arm-hook
 O32=$SRC/o-arm-a32
 OM=$SRC/o-mips
 OMOD=$SRC/o-arm-mod
+OME=$SRC/o-mipsel
+OMEH=$SRC/o-mipsel-hook
+OMEA=$SRC/o-mipsel-a32
 JOBS=${JOBS:-$(nproc)}
 LOADS=${LOADS:-2}
 MIB=${MIB:-4}
@@ -134,6 +152,7 @@ time) ROUTER_CLOCK='' PERF_FREQ=${PERF_FREQ:-4000} ;;
 esac
 PLAN_FROM=${PLAN_FROM:-perf}
 MOD_PAGES=${MOD_PAGES:-recorded}
+ROUTER_ARCH=arm
 CACHE=cortex-a9-32k
 MIPS_CACHE=mips-74k-32k
 ALIGN32=-falign-functions=32
@@ -202,10 +221,14 @@ orphans() { cat "$@" | grep -c 'orphan section' || true; }
 stage_deps() {
 	[ "$(id -u)" = 0 ] || die "the 'deps' stage must run as root"
 	"$TOP/scripts/install-deps" --kernel
-	dpkg --print-foreign-architectures | grep -qx armhf || {
-		dpkg --add-architecture armhf
-		apt-get update -qq || log "apt-get update reported errors; going on"
-	}
+	# the guests' user space: armhf, and mipsel for the MIPS router
+	_new=
+	for a in armhf mipsel; do
+		dpkg --print-foreign-architectures | grep -qx $a && continue
+		dpkg --add-architecture $a
+		_new=1
+	done
+	[ -z "$_new" ] || apt-get update -qq || log "apt-get update reported errors; going on"
 	[ -x "$CACHEPIN" ] ||
 		make -C "$TOP" -j"$JOBS" cachepin test-progs > /dev/null
 }
@@ -286,7 +309,7 @@ GUEST_PKGS="busybox-static iproute2 iptables linux-perf"
 SKIP_PKGS='cdebconf|dpkg|install-info|tar|perl|perl-base|python3|python3\.11|python3\.11-minimal|libpython3-stdlib|libpython3\.11-stdlib|libpython3\.11-minimal|libcap2-bin|libdebian-installer4|libnewt0\.52|libtextwrap1'
 
 # Copy PKGROOT-relative file $1 into the initramfs, then its DT_NEEDED
-# libraries, recursively.
+# libraries, recursively (from the multiarch directory $_gtri first)
 copy_elf() {
 	rel=$1
 	[ -e "$R/$rel" ] && return 0
@@ -295,7 +318,7 @@ copy_elf() {
 	for lib in $(readelf -d "$P/$rel" 2>/dev/null |
 			sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		found=
-		for dir in lib/$ARM usr/lib/$ARM lib usr/lib; do
+		for dir in lib/$_gtri usr/lib/$_gtri lib usr/lib; do
 			if [ -e "$P/$dir/$lib" ]; then
 				found=$dir/$lib
 				break
@@ -306,45 +329,54 @@ copy_elf() {
 	done
 }
 
-stage_initrd() {
-	mkdir -p "$W/debs"
+# guest_initrd DEBARCH TRIPLET LDSO SUFFIX: busybox, iproute2, iptables
+# and perf of Debian's DEBARCH packages (their multiarch TRIPLET, the
+# dynamic loader LDSO) and the lab's /init, as WORKDIR/initrd$SUFFIX.gz,
+# from WORKDIR/debs$SUFFIX, pkgroot$SUFFIX and initramfs$SUFFIX
+guest_initrd() {
+	_garch=$1 _gtri=$2 _gld=$3 _gsuf=$4
+	mkdir -p "$W/debs$_gsuf"
 	list=
-	for p in $GUEST_PKGS; do list="$list $p:armhf"; done
+	for p in $GUEST_PKGS; do list="$list $p:$_garch"; done
 	# shellcheck disable=SC2086
 	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests \
 		--no-conflicts --no-breaks --no-replaces --no-enhances $list |
-		grep -v '^ ' | grep ':armhf$' | sort -u |
-		grep -vE "^($SKIP_PKGS):armhf\$")
+		grep -v '^ ' | grep ":$_garch\$" | sort -u |
+		grep -vE "^($SKIP_PKGS):$_garch\$")
 	# shellcheck disable=SC2086
-	(cd "$W/debs" && apt-get download $pkgs > /dev/null 2>&1) ||
-		die "apt-get download of the guests' armhf packages failed" \
-			"run the 'deps' stage (it adds the armhf architecture)"
-	P=$W/pkgroot
+	(cd "$W/debs$_gsuf" && apt-get download $pkgs > /dev/null 2>&1) ||
+		die "apt-get download of the guests' $_garch packages failed" \
+			"run the 'deps' stage (it adds the $_garch architecture)"
+	P=$W/pkgroot$_gsuf
 	rm -rf "$P"
 	mkdir -p "$P"
-	for d in "$W"/debs/*_armhf.deb; do
+	for d in "$W/debs$_gsuf"/*_"$_garch".deb; do
 		dpkg-deb -x "$d" "$P"
 	done
-	R=$W/initramfs
+	R=$W/initramfs$_gsuf
 	rm -rf "$R"
 	mkdir -p "$R/bin" "$R/sbin" "$R/usr/bin" "$R/usr/sbin" "$R/proc" \
 		"$R/sys" "$R/dev" "$R/lab" "$R/run" "$R/www" "$R/etc"
 	cp "$P/bin/busybox" "$R/bin/busybox"
 	ln -s busybox "$R/bin/sh"
-	copy_elf lib/ld-linux-armhf.so.3
+	copy_elf "$_gld"
 	copy_elf bin/ip
 	copy_elf usr/sbin/xtables-legacy-multi
 	ln -s xtables-legacy-multi "$R/usr/sbin/iptables-legacy"
 	copy_elf usr/bin/perf
-	for so in "$P/usr/lib/$ARM/xtables"/libxt_*.so "$P/usr/lib/$ARM/xtables"/libipt_*.so; do
-		copy_elf "usr/lib/$ARM/xtables/${so##*/}"
+	for so in "$P/usr/lib/$_gtri/xtables"/libxt_*.so "$P/usr/lib/$_gtri/xtables"/libipt_*.so; do
+		copy_elf "usr/lib/$_gtri/xtables/${so##*/}"
 	done
 	echo "root:x:0:0:root:/lab:/bin/sh" > "$R/etc/passwd"
 	echo "root:x:0:" > "$R/etc/group"
 	cp "$TOP/tests/kernel/init" "$R/init"
 	chmod 755 "$R/init"
-	(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n) > "$W/initrd.gz"
-	log "initrd.gz: $(du -k "$W/initrd.gz" | cut -f1) KiB from $(ls "$W"/debs/*_armhf.deb | wc -l) armhf packages"
+	(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9n) > "$W/initrd$_gsuf.gz"
+	log "initrd$_gsuf.gz: $(du -k "$W/initrd$_gsuf.gz" | cut -f1) KiB from $(ls "$W/debs$_gsuf"/*_"$_garch".deb | wc -l) $_garch packages"
+}
+
+stage_initrd() {
+	guest_initrd armhf "$ARM" lib/ld-linux-armhf.so.3 ''
 }
 
 # wait_for FILE PATTERN SECONDS: until a line of FILE matches PATTERN
@@ -355,6 +387,21 @@ wait_for() {
 		[ $i -le $(($3 * 5)) ] || die "'$1': no '$2' after $3 s" "the end of that log shows what the guest did"
 		sleep 0.2
 	done
+}
+
+# exit_within PID SECONDS LOG: wait for the guest PID to power off; one
+# that is still running after SECONDS is stopped, and the run fails
+exit_within() {
+	i=0
+	while kill -0 "$1" 2> /dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $(($2 * 5)) ]; then
+			kill "$1" 2> /dev/null || :
+			die "'$3': the guest did not power off within $2 s" "its kernel needs a power-off driver"
+		fi
+		sleep 0.2
+	done
+	wait "$1" || :
 }
 
 free_port() {
@@ -375,13 +422,31 @@ boot_pair() {
 	for f in router mon hosts; do mkfifo "$D/$f.in" "$D/$f.out"; done
 	# the kernel as booted (later stages rebuild the trees), and only a
 	# zImage made from this vmlinux
-	[ "$k/arch/arm/boot/zImage" -nt "$k/vmlinux" ] ||
-		die "'$k/arch/arm/boot/zImage' is older than its vmlinux"
 	cp "$k/vmlinux" "$k/vmlinux.map" "$k/System.map" "$k/.config" "$D/"
 	port=$(free_port)
-	common="-M vexpress-a9 -m 256 -smp 1 -kernel $k/arch/arm/boot/zImage
-		-dtb $k/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd ${INITRD:-$W/initrd.gz}
+	# the hosts guest is always ARM: the MIPS router's hosts run the
+	# stock ARM kernel
+	hk=$k hi=${INITRD:-$W/initrd.gz}
+	[ "$ROUTER_ARCH" = arm ] || hk=$OA hi=$W/initrd.gz
+	[ "$hk/arch/arm/boot/zImage" -nt "$hk/vmlinux" ] ||
+		die "'$hk/arch/arm/boot/zImage' is older than its vmlinux"
+	common="-M vexpress-a9 -m 256 -smp 1 -kernel $hk/arch/arm/boot/zImage
+		-dtb $hk/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd $hi
 		-display none -no-reboot -audiodev none,id=snd0"
+	case $ROUTER_ARCH in
+	arm)
+		rq=qemu-system-arm console=ttyAMA0 rnic="-nic socket,listen=127.0.0.1:$port"
+		rcommon="-M vexpress-a9 -m 256 -smp 1 -kernel $k/arch/arm/boot/zImage
+			-dtb $k/arch/arm/boot/dts/vexpress-v2p-ca9.dtb -initrd ${INITRD:-$W/initrd.gz}
+			-display none -no-reboot -audiodev none,id=snd0" ;;
+	mips)
+		# malta's 74Kf with its PCI NIC (pcnet, without the boot ROM
+		# that Linux does not use), the ELF vmlinux
+		rq=qemu-system-mipsel console=ttyS0
+		rnic="-netdev socket,id=link,listen=127.0.0.1:$port -device pcnet,netdev=link,romfile="
+		rcommon="-M malta -cpu 74Kf -m 256 -kernel $k/vmlinux
+			-initrd ${INITRD:-$W/initrd-mipsel.gz} -display none -vga none -no-reboot" ;;
+	esac
 	cat "$D/router.out" > "$D/router.log" &
 	cat "$D/mon.out" > "$D/mon.log" &
 	cat "$D/hosts.out" > "$D/hosts.log" &
@@ -389,9 +454,9 @@ boot_pair() {
 	# start, exec (one line per executed block) only in the window;
 	# nochain so that every executed block is logged
 	# shellcheck disable=SC2086
-	qemu-system-arm $common -append "console=ttyAMA0 rdinit=/init lab=router ${ROUTER_ARGS:-}" \
+	$rq $rcommon -append "console=$console rdinit=/init lab=router ${ROUTER_ARGS:-}" \
 		-serial pipe:"$D/router" -chardev pipe,id=mon,path="$D/mon" -mon chardev=mon \
-		-nic socket,listen=127.0.0.1:$port,mac=52:54:00:00:01:01 $ROUTER_CLOCK \
+		$rnic,mac=52:54:00:00:01:01 $ROUTER_CLOCK \
 		${trace:+-D "$D/trace.log" -d in_asm,nochain} 2> "$D/router.err" &
 	rpid=$! hpid=
 	# a failed check must not leave the guests running
@@ -447,8 +512,8 @@ boot_pair() {
 	wait_for "$D/router.log" "^LAB: s1 done" 60
 	echo quit >&5
 	echo quit >&3
-	wait $hpid || :
-	wait $rpid || :
+	exit_within $hpid 60 "$D/hosts.log"
+	exit_within $rpid 60 "$D/router.log"
 	exec 3>&- 4>&- 5>&-
 	wait
 	trap - EXIT
@@ -1301,6 +1366,177 @@ stage_modsimulate() {
 	change_facts sim_change_modules_plan sim_modules-after sim_modules_after_on_stock
 	change_facts sim_change_modules_plan_vmlinux sim_modules_after_stock_mods sim_modules_after_on_stock
 	change_facts sim_change_modules_plan_stock_run sim_modules_on_plan sim_modules
+}
+
+# ------------------------------------- the MIPS router (malta 74Kf, LE)
+
+MIPSEL=mipsel-linux-gnu
+MR_CONFIG=$TOP/tests/kernel/mips-router.config
+# the 74K's two L1I sizes: the booted plan is for the first
+MR_CACHES="mips-74k-32k mips-74k-64k"
+
+# mmake OBJDIR MAKE-ARGS...: make in a mipsel tree, with function
+# sections, as amake (o-mipsel-a32 with ALIGN32 too)
+mmake() {
+	_md=$1
+	shift
+	_kcflags=-ffunction-sections
+	[ "$_md" != "$OMEA" ] || _kcflags="$_kcflags $ALIGN32"
+	make -C "$SRC" O="$_md" ARCH=mips CROSS_COMPILE="ccache $MIPSEL-" \
+		KCFLAGS="$_kcflags" -j"$JOBS" "$@"
+}
+
+# msimulate CACHE ARGS...: simulate over the MIPS kernel's addresses
+# (kseg0; user space is below 0x80000000)
+msimulate() {
+	_mc=$1
+	shift
+	"$CACHEPIN" simulate -c "$_mc" --range 0x80000000-0xbfffffff "$@"
+}
+
+# mr_sim NAME CACHE TRACE-RUN [ARGS...]: msimulate of TRACE-RUN's trace
+# as it ran, or remapped from its kernel by ARGS, as the facts sim_NAME_*
+mr_sim() {
+	_mn=$1 _mc=$2 _mr=$3
+	shift 3
+	out=$W/sim-$_mn.txt
+	[ $# = 0 ] || set -- "$W/run-$_mr/vmlinux" "$@"
+	msimulate "$_mc" "$W/run-$_mr/trace.log" "$@" > "$out" 2> "$out.err" ||
+		{ cat "$out.err" >&2; die "cachepin simulate ($_mn) failed on '$W/run-$_mr/trace.log'"; }
+	cat "$out.err" "$out" >&2
+	sim_facts "sim_$_mn" "$out"
+}
+
+stage_mrbuild() {
+	config_tree "$OME" mips "$MIPSEL-" "$MR_CONFIG"
+	{ cat "$MR_CONFIG"; echo CONFIG_TEXT_LAYOUT=y; } > "$W/mips-router-hook.config"
+	config_tree "$OMEH" mips "$MIPSEL-" "$W/mips-router-hook.config"
+	config_tree "$OMEA" mips "$MIPSEL-" "$MR_CONFIG"
+	t0=$(now)
+	mmake "$OME" vmlinux > "$W/build-mipsel.log" 2>&1 ||
+		{ tail -30 "$W/build-mipsel.log" >&2; die "MIPS router build failed, see '$W/build-mipsel.log'"; }
+	fact mr_build_s $(( $(now) - t0 ))
+	fact mr_text_symbols "$(grep -c ' [tT] ' "$OME/System.map")"
+	guest_initrd mipsel "$MIPSEL" lib/ld.so.1 -mipsel
+}
+
+stage_mrbefore() {
+	[ -f "$W/initrd-mipsel.gz" ] || die "'$W/initrd-mipsel.gz' is missing" "run the 'mrbuild' stage"
+	[ -f "$W/initrd.gz" ] || die "'$W/initrd.gz' is missing" "run the 'initrd' stage (the hosts guest is ARM)"
+	t0=$(now)
+	ROUTER_ARCH=mips boot_pair mrbefore "$OME" trace perf
+	fact mr_before_boot_s $(( $(now) - t0 ))
+}
+
+stage_mrprofile() {
+	B=$W/run-mrbefore
+	for p in perf trace; do
+		in=$B/perf.data
+		[ $p = perf ] || in=$B/trace.log
+		"$CACHEPIN" profile -m "$B/vmlinux.map" -o "$W/profile/mr-$p.profile" \
+			"$B/vmlinux" "$in" 2> "$W/profile/mr-$p.log" ||
+			{ cat "$W/profile/mr-$p.log" >&2; die "cachepin profile of the MIPS router's '$in' failed"; }
+		cat "$W/profile/mr-$p.log" >&2
+		fact "mr_${p}_samples" "$(awk '$1 == "samples" { print $3; exit }' "$W/profile/mr-$p.profile")"
+	done
+	! grep -q 'build-id .* differs' "$W/profile/mr-perf.log" ||
+		die "'$B/perf.data' was recorded on another kernel than '$B/vmlinux'"
+}
+
+# mr_plan CACHE SOURCE OUT: cachepin plan for CACHE from SOURCE (perf,
+# trace: the traced window's log itself, in its order; reference-perf,
+# reference-trace: the reference colouring) on the stock run's kernel,
+# as OUT.lds and OUT.align
+mr_plan() {
+	B=$W/run-mrbefore
+	_meth= _in=$W/profile/mr-perf.profile
+	case $2 in
+	reference-*) _meth="--method reference" ;;
+	esac
+	case $2 in
+	*trace) _in="--traced $B/vmlinux $B/trace.log" ;;
+	esac
+	# shellcheck disable=SC2086
+	"$CACHEPIN" plan $_meth -c "$1" -m "$B/vmlinux.map" --keep-first arch/mips/kernel/head.o \
+		-o "$3.lds" "$B/vmlinux" $_in 2> "$3.err" ||
+		{ cat "$3.err" >&2; die "cachepin plan $_meth -c $1 from the MIPS router's $2 failed"; }
+}
+
+stage_mrplan() {
+	[ -f "$W/run-mrbefore/trace.log" ] || die "'$W/run-mrbefore/trace.log' is missing" "run the 'mrbefore' stage"
+	t0=$(now)
+	# the plan from the traced window's log, built, linked and checked
+	# (-k: head.o's entry code first, as 6.1 needs on MIPS); planned on
+	# the tree's stock link: kbuild relinks for a script only by its date
+	rm -f "$OMEH/vmlinux"
+	"$KBUILD" -k -c mips-74k-32k -p "$W/run-mrbefore/trace.log" -P "--traced $W/run-mrbefore/vmlinux" \
+		-O "$OMEH" -- -C "$SRC" O="$OMEH" ARCH=mips CROSS_COMPILE="ccache $MIPSEL-" -j"$JOBS" \
+		2> "$W/mrplan.log" || { cat "$W/mrplan.log" >&2; die "cachepin-kbuild failed on '$OMEH'"; }
+	cat "$W/mrplan.log" >&2
+	fact mr_plan_cycle_s $(( $(now) - t0 ))
+	fact mr_plan_check "$(tail -1 "$OMEH/cachepin/check.log")"
+	fact mr_plan_orphan_warnings "$(orphans "$OMEH/cachepin/build.log" "$OMEH/cachepin/relink.log")"
+	# every plan as an alignment file on the stock kernel: both sources
+	# and the reference colouring, for both sizes
+	mkdir -p "$W/mr-plans"
+	for c in $MR_CACHES; do
+		for p in trace perf reference-trace reference-perf; do
+			mr_plan "$c" "$p" "$W/mr-plans/$c-$p"
+		done
+	done
+	# the stock kernel with every function on 32 bytes, not booted: the
+	# runs' traces are remapped onto it
+	t0=$(now)
+	mmake "$OMEA" vmlinux > "$W/build-mipsel-a32.log" 2>&1 ||
+		{ tail -30 "$W/build-mipsel-a32.log" >&2; die "build of the MIPS $ALIGN32 kernel failed, see '$W/build-mipsel-a32.log'"; }
+	fact mr_build_align32_s $(( $(now) - t0 ))
+	fact mr_stock_aligned32 "$(aligned32 "$OME/System.map")"
+	fact mr_align32_aligned32 "$(aligned32 "$OMEA/System.map")"
+	mkdir -p "$W/mr-align32"
+	cp "$OMEA/vmlinux" "$OMEA/vmlinux.map" "$OMEA/System.map" "$W/mr-align32/"
+}
+
+stage_mrafter() {
+	t0=$(now)
+	ROUTER_ARCH=mips boot_pair mrafter "$OMEH" trace
+	"$CACHEPIN" check "$W/run-mrafter/System.map" "$OMEH/cachepin/text-layout.align" > /dev/null ||
+		die "'$W/run-mrafter/System.map': the booted kernel is not the plan's link"
+	fact mr_after_boot_s $(( $(now) - t0 ))
+}
+
+# The after run (the planned kernel, a boot the profiles did not come
+# from) on every layout at both sizes: as it ran; remapped function by
+# function onto the stock and the align32 kernels; and the stock
+# kernel laid out from each plan's alignment file.  And the profiled
+# run's own trace on stock and on the planned kernel.
+stage_mrsimulate() {
+	for f in "$W/run-mrbefore/trace.log" "$W/run-mrafter/trace.log" "$W/mr-align32/vmlinux"; do
+		[ -f "$f" ] || die "'$f' is missing" "run the mrbefore, mrplan and mrafter stages"
+	done
+	for c in $MR_CACHES; do
+		k=${c#mips-74k-}
+		mr_sim "mr_after_$k" "$c" mrafter
+		mr_sim "mr_after_on_stock_$k" "$c" mrafter --relink "$W/run-mrbefore/vmlinux"
+		mr_sim "mr_after_on_align32_$k" "$c" mrafter --relink "$W/mr-align32/vmlinux"
+		mr_sim "mr_before_$k" "$c" mrbefore
+		mr_sim "mr_before_on_plan_$k" "$c" mrbefore --relink "$W/run-mrafter/vmlinux"
+		# each plan's alignment file laid out on the after run's kernel
+		# (simulate --layout: the functions it names moved, the rest
+		# where the booted plan has them), and on the stock run's
+		for p in trace perf reference-trace reference-perf; do
+			for r in after before; do
+				mr_sim "mr_${r}_layout_${p}_$k" "$c" "mr$r" -m "$W/run-mr$r/vmlinux.map" \
+					--layout "$W/mr-plans/$c-$p.align"
+			done
+		done
+		change_facts "mr_change_after_$k" "sim_mr_after_$k" "sim_mr_after_on_stock_$k"
+		change_facts "mr_change_align32_$k" "sim_mr_after_on_align32_$k" "sim_mr_after_on_stock_$k"
+		change_facts "mr_change_before_$k" "sim_mr_before_on_plan_$k" "sim_mr_before_$k"
+		for p in trace perf reference-trace reference-perf; do
+			change_facts "mr_change_after_layout_${p}_$k" "sim_mr_after_layout_${p}_$k" "sim_mr_after_on_stock_$k"
+			change_facts "mr_change_before_layout_${p}_$k" "sim_mr_before_layout_${p}_$k" "sim_mr_before_$k"
+		done
+	done
 }
 
 stage_report() {

@@ -86,7 +86,7 @@ fi
 cat <<EOF
 # Kernel lab report
 
-Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/null || echo '?') sublevel), ARM32 router for QEMU vexpress-a9 and MIPS32 BE malta.
+Linux 6.1 ($(sed -n 's/^SUBLEVEL = //p' "$W/linux-source-6.1/Makefile" 2>/dev/null || echo '?') sublevel), ARM32 router for QEMU vexpress-a9, MIPS32 BE malta, and a MIPS32 LE router on malta.
 
 ## Builds
 
@@ -365,6 +365,68 @@ function to the other build of it, at the run's load addresses):
 
 The issue's line (the plan at least 30 % under stock on another run's trace):
 $(for pol in lru random; do awk -v c="$(get sim_change_modules_plan_$pol)" -v pol=$pol 'BEGIN { if (c == "") print "- not measured: " pol; else printf "- %s: %s, %s %%\n", c <= -30 ? "met" : "not met", pol, c }'; done)
+EOF
+fi
+if [ -n "$(get mrbefore_nat_check)" ]; then
+	# mr_cell NAME SIZE POLICY: misses of sim_NAME_SIZE, with the change fact
+	mr_cell() {
+		_v=$(get "sim_$1_$2_$3") _c=
+		[ -z "${4:-}" ] || _c=$(get "$4_$2_$3")
+		echo "${_v:-?}${_c:+ ($_c %)}"
+	}
+	cat <<EOF
+
+## A MIPS router (malta, 74Kf, little-endian)
+
+The ARM router's NAT path built for QEMU malta with a 74Kf core
+(tests/kernel/mips-router.config: malta's PCI NIC, AMD PCnet; $(get mr_text_symbols)
+text symbols), built in $(get mr_build_s) s, Debian's mipsel user space. It
+forwards between the ARM hosts guest's two namespaces as the ARM router
+does. The plan booted is the one from the traced window's QEMU log
+(\`plan --traced\`, for mips-74k-32k); the others are alignment files on
+the booted kernels (\`simulate --layout\`).
+
+| | |
+|---|---|
+| NAT through the stock router | $(get mrbefore_nat_check) |
+| traced window, perf window | $(get mrbefore_trace_window); $(get mrbefore_perf_window) |
+| samples (perf; trace instructions) | $(get mr_perf_samples); $(get mr_trace_samples) |
+| plan, built, linked and checked | $(get mr_plan_check) |
+| NAT through the planned router | $(get mrafter_nat_check) |
+| its traced window | $(get mrafter_trace_window) |
+| functions on 32 bytes, stock and -falign-functions=32 | $(get mr_stock_aligned32) %, $(get mr_align32_aligned32) % |
+
+Trace-driven misses of the planned run's kernel fetches (a run no
+profile came from), by kernel; changes against stock on the same trace:
+
+| layout | 32K:4:32 LRU | pseudo-random | 64K:4:32 LRU | pseudo-random |
+|---|---:|---:|---:|---:|
+| stock | $(mr_cell mr_after_on_stock 32k lru) | $(mr_cell mr_after_on_stock 32k random) | $(mr_cell mr_after_on_stock 64k lru) | $(mr_cell mr_after_on_stock 64k random) |
+| -falign-functions=32 | $(mr_cell mr_after_on_align32 32k lru mr_change_align32) | $(mr_cell mr_after_on_align32 32k random mr_change_align32) | $(mr_cell mr_after_on_align32 64k lru mr_change_align32) | $(mr_cell mr_after_on_align32 64k random mr_change_align32) |
+| the booted plan (QEMU trace, 32 KiB) | $(mr_cell mr_after 32k lru mr_change_after) | $(mr_cell mr_after 32k random mr_change_after) | $(mr_cell mr_after 64k lru mr_change_after) | $(mr_cell mr_after 64k random mr_change_after) |
+$(for p in trace perf reference-trace reference-perf; do
+	case $p in
+	trace) n="QEMU-trace plan for the size" ;;
+	perf) n="perf plan for the size" ;;
+	reference-trace) n="reference colouring of the QEMU trace" ;;
+	*) n="reference colouring of the perf profile" ;;
+	esac
+	printf '| %s, laid out | %s | %s | %s | %s |\n' "$n" \
+		"$(mr_cell "mr_after_layout_$p" 32k lru mr_change_after_layout_$p)" \
+		"$(mr_cell "mr_after_layout_$p" 32k random mr_change_after_layout_$p)" \
+		"$(mr_cell "mr_after_layout_$p" 64k lru mr_change_after_layout_$p)" \
+		"$(mr_cell "mr_after_layout_$p" 64k random mr_change_after_layout_$p)"
+done)
+
+The profiled run's own trace (the stock kernel's), for comparison:
+on the booted plan $(get mr_change_before_32k_lru) % LRU, $(get mr_change_before_32k_random) % pseudo-random at
+32 KiB; $(get mr_change_before_64k_lru) % and $(get mr_change_before_64k_random) % at 64 KiB.
+
+The issue's lines (on the planned run's trace, 32K:4:32; the 74K's L1I
+replaces LRU, which the plan was made for):
+$(awk -v c="$(get mr_change_after_32k_lru)" 'BEGIN { if (c == "") print "- not measured: the QEMU-trace plan, LRU"; else printf "- %s: the QEMU-trace plan at least 50 %% under stock, LRU: %s %%\n", c <= -50 ? "met" : "not met", c }')
+- reported: the same plan under pseudo-random replacement, $(get mr_change_after_32k_random) %
+- reported: the perf plan, laid out, $(get mr_change_after_layout_perf_32k_lru) % LRU, $(get mr_change_after_layout_perf_32k_random) % pseudo-random
 EOF
 fi
 block "cachepin diff, stock tree, before and after the unrelated commit" "$W/stability_stock.txt"
