@@ -380,7 +380,7 @@ if [ -n "$(get mrbefore_nat_check)" ]; then
 
 The ARM router's NAT path built for QEMU malta with a 74Kf core
 (tests/kernel/mips-router.config: malta's PCI NIC, AMD PCnet; $(get mr_text_symbols)
-text symbols), built in $(get mr_build_s) s, Debian's mipsel user space. It
+text symbols; its last make $(get mr_build_s) s), Debian's mipsel user space. It
 forwards between the ARM hosts guest's two namespaces as the ARM router
 does. The plan booted is the one from the traced window's QEMU log
 (\`plan --traced\`, for mips-74k-32k); the others are alignment files on
