@@ -81,6 +81,26 @@ printf 'nf_conntrack 32768 0 - Live 0x7f001000\nnf_nat 8192 0 - Live 0x7f010000\
 $CACHEPIN profile --kernel -m k.map --modules mods --proc-modules modules.txt -o m.prof k q.log 2> /dev/null ||
 	fail "profile failed"
 
+# diff: the modules' hot lines occupy their sets in both builds (m_in's
+# line at 0x7f001040 and n_hot's at 0x7f010040 beside start_kernel's),
+# each thing said of the profile once; without their files, left out
+$CACHEPIN diff --kernel -c 32K:4:32 --modules mods k k m.prof > diff.txt 2> diff.err ||
+	{ cat diff.err >&2; fail "diff --modules failed"; }
+testrun_compare sh -c "sed -n 4,5p diff.txt; cat diff.err" <<'EOF'
+modelled misses: LRU 4 -> 4 (+0.0 %), pseudo-random 4 -> 4 (+0.0 %); fully associative 4 -> 4
+hot functions: 3 in both builds, 0 in another set
+cachepin: 'm.prof': 83.3 % of the samples are outside 'k': nf_conntrack.ko 50.0 %, nf_nat.ko 33.3 %
+cachepin: 'm.prof': 2 hot functions of modules are fixed occupants of their sets (above 4096 bytes as loaded in this recording; another boot or load order may put them elsewhere)
+hint: a module's code moves only within its module (plan --modules-lds); build it in (=y) for the kernel's plan to place it
+EOF
+testrun_compare sh -c "$CACHEPIN diff --kernel -c 32K:4:32 k k m.prof 2>&1 | sed -n '1,3p;7,8p'" <<'EOF'
+cachepin: warning: 'm.prof': 2 hot functions of modules are not in the score: no module files were given
+hint: --modules DIR, the kernel build tree or the directory of the modules as they were loaded
+cachepin: 'm.prof': 83.3 % of the samples are outside 'k': nf_conntrack.ko 50.0 %, nf_nat.ko 33.3 %
+modelled misses: LRU 2 -> 2 (+0.0 %), pseudo-random 2 -> 2 (+0.0 %); fully associative 2 -> 2
+hot functions: 1 in both builds, 0 in another set
+EOF
+
 # nf_conntrack, the heavier, first: nothing loads any set yet, so its
 # hot code stays at 0.  nf_nat's hot line would share page offset 0x40
 # with m_in's: d1 leads n_hot to 0x80, its line to 0xc0

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cachepin/diff.h"
@@ -26,6 +28,9 @@ const struct tool_opt diff_opts[] = {
 	{ "svg", 0, "FILE", "draw the sets' pressure of both builds into FILE (SVG; the first geometry)", TOOL_OPT_SVG },
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 },
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 },
+	{ "modules", 0, "DIR", "the kernel's modules (*.ko) by name under DIR: their hot functions, where the recording loaded them, occupy the same sets in both builds", 1007 },
+	{ "proc-modules", 0, "FILE", "a copy of the recording kernel's /proc/modules: where its modules were, for a QEMU log or lackey trace", 1008 },
+	TOOL_MODULE_PAGES_OPT,
 	TOOL_IDLE_OPT,
 	{ NULL }
 };
@@ -92,6 +97,60 @@ static int build_open(struct diff_args *a, struct build *b, const char *path, co
 	b->scores = b->s->scores;
 	b->nr_scores = b->s->nr_scores;
 	return 0;
+}
+
+/*
+ * Both builds' sessions read the one profile and say the same of it:
+ * while the second one opens, a message the first one's said already
+ * is left out, and the hint that goes with it.
+ */
+static struct {
+	char **said;
+	size_t nr, cap;
+	bool second;		/* the second build's session is opening */
+	bool left_out;		/* the message before a hint was */
+	cachepin_print_fn_t next;
+} once;
+
+static int once_print(enum cachepin_print_level level, const char *fmt, va_list ap)
+{
+	char msg[1024], **more;
+	va_list aq;
+	size_t i;
+
+	va_copy(aq, ap);
+	vsnprintf(msg, sizeof(msg), fmt, aq);
+	va_end(aq);
+	if (!strncmp(msg, "hint:", 5)) {
+		if (once.left_out)
+			return 0;
+	} else if (once.second) {
+		for (i = 0; i < once.nr && strcmp(once.said[i], msg); i++)
+			;
+		once.left_out = i < once.nr;
+		if (once.left_out)
+			return 0;
+	} else {
+		if (once.nr == once.cap) {
+			once.cap = once.cap ? 2 * once.cap : 16;
+			more = realloc(once.said, once.cap * sizeof(*more));
+			if (!more)
+				return once.next(level, fmt, ap);
+			once.said = more;
+		}
+		if ((once.said[once.nr] = strdup(msg)))
+			once.nr++;
+	}
+	return once.next(level, fmt, ap);
+}
+
+static void once_end(void)
+{
+	while (once.nr)
+		free(once.said[--once.nr]);
+	free(once.said);
+	cachepin_set_print(once.next);
+	memset(&once, 0, sizeof(once));
 }
 
 /* Does PATH start like an ELF file?  1, 0, or -1 after a message. */
@@ -328,12 +387,24 @@ static int diff_open(struct diff_args *a, char *const *names, struct build *o, s
 		tool_warn("neither '%s' nor '%s' is an ELF file: function sizes come from the symbols' spacing and the model has no code (no straight runs); give the vmlinux of one build for the full model",
 			  names[0], names[1]);
 	/* a symbol map takes the other build's binary and model */
+	once.next = cachepin_set_print(once_print);
 	if (old_elf || !new_elf ? build_open(a, o, names[0], a->old_map, names[2], old_elf) :
-		      build_open(a, n, names[1], a->new_map, names[2], true))
+		      build_open(a, n, names[1], a->new_map, names[2], true)) {
+		once_end();
 		return 1;
-	if (old_elf && new_elf ? build_open(a, n, names[1], a->new_map, names[2], true) :
-	    old_elf || !new_elf ? build_from_map(a, o, n, names[1]) :
-		      build_from_map(a, n, o, names[0]))
+	}
+	if (!(old_elf && new_elf))
+		once_end();
+	if (old_elf && new_elf) {
+		int err;
+
+		once.second = true;
+		err = build_open(a, n, names[1], a->new_map, names[2], true);
+		once_end();
+		return err;
+	}
+	if (old_elf || !new_elf ? build_from_map(a, o, n, names[1]) :
+	    build_from_map(a, n, o, names[0]))
 		return 1;
 	return 0;
 }
