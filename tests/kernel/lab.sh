@@ -590,6 +590,9 @@ stage_profile() {
 
 stage_hook() {
 	t0=$(now)
+	# planned on the link without a plan, also when the tree has one
+	# installed from an earlier run (as mrplan does)
+	rm -f "$OH/text-layout.lds"
 	kbuild_plan "$OH" "$W/hook.log" "$PLAN_FROM" -c "$CACHE"
 	fact hook_cycle_s $(( $(now) - t0 ))
 	fact hook_profile "$PLAN_FROM"
@@ -1472,8 +1475,10 @@ stage_mrplan() {
 	t0=$(now)
 	# the plan from the traced window's log, built, linked and checked
 	# (-k: head.o's entry code first, as 6.1 needs on MIPS); planned on
-	# the tree's stock link: kbuild relinks for a script only by its date
-	rm -f "$OMEH/vmlinux"
+	# the tree's link without a plan: the hook keeps the last fragment
+	# installed (an empty one is made when there is none), and a link
+	# made with it is planned again as it is
+	rm -f "$OMEH/vmlinux" "$OMEH/text-layout.lds"
 	"$KBUILD" -k -c mips-74k-32k -p "$W/run-mrbefore/trace.log" -P "--traced $W/run-mrbefore/vmlinux" \
 		-O "$OMEH" -- -C "$SRC" O="$OMEH" ARCH=mips CROSS_COMPILE="ccache $MIPSEL-" -j"$JOBS" \
 		2> "$W/mrplan.log" || { cat "$W/mrplan.log" >&2; die "cachepin-kbuild failed on '$OMEH'"; }
