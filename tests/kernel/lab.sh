@@ -188,12 +188,17 @@ getfact() { awk -F'\t' -v k="$1" '$1 == k { v = $2 } END { print v }' "$W/facts"
 # srctree=.. and o-arm and o-arm-hook share ccache entries
 # (helpers' variables start with _: sh has no locals, and the stages
 # keep theirs across the calls)
-amake() {
-	_ad=$1
-	shift
+amake() { xmake arm "$ARM" "$@"; }
+# xmake ARCH TRIPLET OBJDIR MAKE-ARGS...: the same for any tree; the
+# -falign-functions=32 trees (o-arm-a32, o-mipsel-a32) with ALIGN32
+xmake() {
+	_xa=$1 _xt=$2 _ad=$3
+	shift 3
 	_kcflags=-ffunction-sections
-	[ "$_ad" != "$O32" ] || _kcflags="$_kcflags $ALIGN32"
-	make -C "$SRC" O="$_ad" ARCH=arm CROSS_COMPILE="ccache $ARM-" \
+	case $_ad in
+	"$O32" | "$OMEA") _kcflags="$_kcflags $ALIGN32" ;;
+	esac
+	make -C "$SRC" O="$_ad" ARCH="$_xa" CROSS_COMPILE="ccache $_xt-" \
 		KCFLAGS="$_kcflags" -j"$JOBS" "$@"
 }
 # kbuild_arm OBJDIR LOG CACHEPIN-KBUILD-OPTIONS...: the cycle on an ARM tree
@@ -1383,16 +1388,8 @@ MR_CONFIG=$TOP/tests/kernel/mips-router.config
 # the 74K's two L1I sizes: the booted plan is for the first
 MR_CACHES="mips-74k-32k mips-74k-64k"
 
-# mmake OBJDIR MAKE-ARGS...: make in a mipsel tree, with function
-# sections, as amake (o-mipsel-a32 with ALIGN32 too)
-mmake() {
-	_md=$1
-	shift
-	_kcflags=-ffunction-sections
-	[ "$_md" != "$OMEA" ] || _kcflags="$_kcflags $ALIGN32"
-	make -C "$SRC" O="$_md" ARCH=mips CROSS_COMPILE="ccache $MIPSEL-" \
-		KCFLAGS="$_kcflags" -j"$JOBS" "$@"
-}
+# mmake OBJDIR MAKE-ARGS...: make in a mipsel tree, as amake
+mmake() { xmake mips "$MIPSEL" "$@"; }
 
 # msimulate CACHE ARGS...: simulate over the MIPS kernel's addresses
 # (kseg0; user space is below 0x80000000)
