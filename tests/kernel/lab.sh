@@ -424,18 +424,20 @@ free_port() {
 # traced and profiled) and the hosts guest (LAN and WAN end points in
 # network namespaces), joined by a socket link on 127.0.0.1.  The router
 # has LAN and WAN as VLANs 1 and 2 on its one NIC and masquerades.
+# ROUTER_ARCH picks its machine: arm (vexpress-a9, OBJDIR's zImage) or
+# mips (malta with a 74Kf, OBJDIR's vmlinux).
 boot_pair() {
 	name=$1 k=$2 trace=${3:-} perf=${4:-}
 	D=$W/run-$name
 	rm -rf "$D"
 	mkdir -p "$D"
 	for f in router mon hosts; do mkfifo "$D/$f.in" "$D/$f.out"; done
-	# the kernel as booted (later stages rebuild the trees), and only a
-	# zImage made from this vmlinux
+	# the kernel as booted (later stages rebuild the trees)
 	cp "$k/vmlinux" "$k/vmlinux.map" "$k/System.map" "$k/.config" "$D/"
 	port=$(free_port)
-	# the hosts guest is always ARM: the MIPS router's hosts run the
-	# stock ARM kernel
+	# the hosts guest is always ARM: the ARM router's kernel, or for the
+	# MIPS router the stock ARM one; and only a zImage made from its
+	# vmlinux
 	hk=$k hi=${INITRD:-$W/initrd.gz}
 	[ "$ROUTER_ARCH" = arm ] || hk=$OA hi=$W/initrd.gz
 	[ "$hk/arch/arm/boot/zImage" -nt "$hk/vmlinux" ] ||
