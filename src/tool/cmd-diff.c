@@ -29,7 +29,7 @@ const struct tool_opt diff_opts[] = {
 	{ "kernel", 0, NULL, "take kernel samples (default when the binary is a kernel)", 1002 },
 	{ "user", 0, NULL, "take user-space samples of this program", 1003 },
 	{ "modules", 0, "DIR", "the kernel's modules (*.ko) by name under DIR: their hot functions, where the recording loaded them, occupy the same sets in both builds", 1007 },
-	{ "proc-modules", 0, "FILE", "a copy of the recording kernel's /proc/modules: where its modules were, for a QEMU log or lackey trace", 1008 },
+	TOOL_PROC_MODULES_OPT,
 	TOOL_MODULE_PAGES_OPT,
 	TOOL_IDLE_OPT,
 	{ NULL }
@@ -386,25 +386,25 @@ static int diff_open(struct diff_args *a, char *const *names, struct build *o, s
 	if (!old_elf && !new_elf)
 		tool_warn("neither '%s' nor '%s' is an ELF file: function sizes come from the symbols' spacing and the model has no code (no straight runs); give the vmlinux of one build for the full model",
 			  names[0], names[1]);
-	/* a symbol map takes the other build's binary and model */
-	once.next = cachepin_set_print(once_print);
-	if (old_elf || !new_elf ? build_open(a, o, names[0], a->old_map, names[2], old_elf) :
-		      build_open(a, n, names[1], a->new_map, names[2], true)) {
-		once_end();
-		return 1;
-	}
-	if (!(old_elf && new_elf))
-		once_end();
+	/* two ELF builds: two sessions, the second one's repeats left out */
 	if (old_elf && new_elf) {
 		int err;
 
+		once.next = cachepin_set_print(once_print);
+		err = build_open(a, o, names[0], a->old_map, names[2], true);
 		once.second = true;
-		err = build_open(a, n, names[1], a->new_map, names[2], true);
+		if (!err)
+			err = build_open(a, n, names[1], a->new_map, names[2], true);
 		once_end();
 		return err;
 	}
-	if (old_elf || !new_elf ? build_from_map(a, o, n, names[1]) :
-	    build_from_map(a, n, o, names[0]))
+	/* a symbol map takes the other build's binary and model */
+	if (old_elf ? build_open(a, o, names[0], a->old_map, names[2], true) ||
+		      build_from_map(a, o, n, names[1]) :
+	    new_elf ? build_open(a, n, names[1], a->new_map, names[2], true) ||
+		      build_from_map(a, n, o, names[0]) :
+		      build_open(a, o, names[0], a->old_map, names[2], false) ||
+		      build_from_map(a, o, n, names[1]))
 		return 1;
 	return 0;
 }

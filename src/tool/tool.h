@@ -111,6 +111,9 @@ struct tool_inputs {
 	{ "fixed", 0, "PATTERN", "treat matching functions/sections as fixed (repeatable)", 1004 }, \
 	{ "ebase", 0, "ADDR", "32-bit MIPS kernels: the exception base, in hex (default 0x80000000)", 1005 }, \
 	{ "modules", 0, "DIR", "a kernel's modules (*.ko) by name under DIR (the build tree, /lib/modules/VERSION): their samples by function, placed where the recording loaded them", 1007 }, \
+	TOOL_PROC_MODULES_OPT
+
+#define TOOL_PROC_MODULES_OPT \
 	{ "proc-modules", 0, "FILE", "a copy of the recording kernel's /proc/modules: where its modules were, for a QEMU log or lackey trace", 1008 }
 
 /* For the commands that model a profile (the profile command keeps it as recorded). */
