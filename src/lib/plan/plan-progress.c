@@ -8,13 +8,18 @@
 /*
  * Measured on the router-arm kernel's profile: about 0.7 s for the search
  * at 3000 moves, 0.1 s for the heat colouring, 0.05 s for density, C3
- * and keep each.
+ * and keep each.  The search's weight grows with its moves, a repair
+ * move counted as REPAIR_COST.
  */
-uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, enum cachepin_plan_method method)
+uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, bool exact,
+			      enum cachepin_plan_method method)
 {
-	uint64_t iters = o->iterations ? o->iterations : SEARCH_DEFAULT_ITERS;
+	unsigned int iters = o->iterations ? o->iterations : SEARCH_DEFAULT_ITERS;
+	uint64_t work = iters + (uint64_t)REPAIR_COST * cachepin_plan_repairs(iters, exact);
+	uint64_t dflt = SEARCH_DEFAULT_ITERS +
+			(uint64_t)REPAIR_COST * cachepin_plan_repairs(SEARCH_DEFAULT_ITERS, false);
 
-	return method == CACHEPIN_PLAN_SEARCH ? 1 + 7 * iters / SEARCH_DEFAULT_ITERS : 1;
+	return method == CACHEPIN_PLAN_SEARCH ? 1 + 7 * work / dflt : 1;
 }
 
 void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille)

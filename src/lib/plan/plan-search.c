@@ -40,6 +40,7 @@ struct search {
 	struct cachepin_plan *plan;	/* the moves are counted there */
 	struct plan_progress *prog;	/* may be NULL */
 	uint64_t rng;
+	unsigned int repairs;		/* the repair's moves */
 };
 
 static uint64_t rnd(struct search *s)
@@ -55,6 +56,19 @@ static double full_f(uint32_t cnt, double rate, uint32_t ways)
 static unsigned int nr_iters(const struct planner *pl)
 {
 	return pl->o->iterations ? pl->o->iterations : SEARCH_DEFAULT_ITERS;
+}
+
+unsigned int cachepin_plan_repairs(unsigned int iters, bool exact)
+{
+	return iters / (exact ? REPAIR_DIV_EXACT : REPAIR_DIV);
+}
+
+/* DONE local-search moves' worth of the search's work done, to the progress. */
+static void search_progress(const struct search *s, uint64_t done)
+{
+	uint64_t work = nr_iters(s->pl) + (uint64_t)REPAIR_COST * s->repairs;
+
+	cachepin_plan_progress(s->prog, (unsigned int)(done * 1000 / work));
 }
 
 /* Sets of G touched by H's items at OFF, added to g->sets (deduplicated). */
@@ -200,7 +214,7 @@ static int local_search(struct search *s)
 		size_t k;
 
 		if (!(it_no % 64))
-			cachepin_plan_progress(s->prog, (unsigned int)((uint64_t)it_no * 1000 / iters));
+			search_progress(s, it_no);
 		/* pick a unit: half the time one of the 64 densest */
 		k = (rnd(s) & 1) && pl->nr_hu > 64 ? rnd(s) % 64 : rnd(s) % pl->nr_hu;
 		h = &pl->hu[k];
@@ -305,16 +319,20 @@ static int repair(struct search *s)
 {
 	struct planner *pl = s->pl;
 	struct cachepin_plan *plan = s->plan;
-	unsigned int iters = nr_iters(pl) / (pl->m->exact ? REPAIR_DIV_EXACT : REPAIR_DIV), it_no;
+	unsigned int iters = s->repairs, it_no;
 	int err;
 
 	for (it_no = 0; it_no < iters; it_no++) {
 		const struct geo *g = &pl->geo[it_no % pl->nr_geo];
 		uint64_t best_off[3] = { 0 };
 		double best_cost[3] = { INFINITY, INFINITY, INFINITY };
-		int64_t set = missing_set(s, g);
+		int64_t set;
 		struct hunit *h;
 		uint32_t j;
+
+		if (!(it_no % 8))
+			search_progress(s, nr_iters(pl) + (uint64_t)REPAIR_COST * it_no);
+		set = missing_set(s, g);
 
 		if (set < 0)
 			break;
@@ -346,7 +364,8 @@ static int repair(struct search *s)
 int cachepin_plan_search(struct planner *pl, const struct method_args *a,
 			 struct cachepin_plan *plan)
 {
-	struct search s = { pl, plan, a->prog, a->seed ? a->seed : 0x2545f4914f6cdd1dULL };
+	struct search s = { pl, plan, a->prog, a->seed ? a->seed : 0x2545f4914f6cdd1dULL,
+			    cachepin_plan_repairs(nr_iters(pl), pl->m->exact) };
 	size_t k;
 	int err;
 

@@ -113,7 +113,7 @@ static int plan_build(const struct cachepin_model *m, const struct cachepin_plan
 	int err;
 
 	if (pg) {
-		pg->cur = cachepin_plan_weight(o, method);
+		pg->cur = cachepin_plan_weight(o, m->exact, method);
 		cachepin_plan_progress(pg, 0);
 	}
 	memset(plan, 0, sizeof(*plan));
@@ -571,7 +571,7 @@ static int choose_method(const struct cachepin_plan_opts *o, struct cachepin_pla
  * candidate on every fold, the restarts (the search's, if it is a
  * candidate), the final scoring.
  */
-static uint64_t plan_work(const struct cachepin_plan_opts *o, unsigned int methods)
+static uint64_t plan_work(const struct cachepin_plan_opts *o, bool exact, unsigned int methods)
 {
 	uint64_t n = 1, restarts = o->restarts ? o->restarts : 1;
 	int k;
@@ -579,11 +579,11 @@ static uint64_t plan_work(const struct cachepin_plan_opts *o, unsigned int metho
 	if (o->nr_folds && (methods & (methods - 1)))
 		for (k = 0; k < CACHEPIN_PLAN_NR_METHODS; k++)
 			if (methods & (1u << k))
-				n += o->nr_folds * cachepin_plan_weight(o, (enum cachepin_plan_method)k) *
+				n += o->nr_folds * cachepin_plan_weight(o, exact, (enum cachepin_plan_method)k) *
 				     (!has((enum cachepin_plan_method)k, METHOD_RULES) ? 1 :
 				      2 * (o->nr_caches > 1 ? o->nr_caches + 1 : 1));
 	if (methods & methods_with(METHOD_SEEDED))
-		return n + restarts * cachepin_plan_weight(o, CACHEPIN_PLAN_SEARCH);
+		return n + restarts * cachepin_plan_weight(o, exact, CACHEPIN_PLAN_SEARCH);
 	return n + 1;
 }
 
@@ -709,7 +709,7 @@ static int restarts_run(const struct cachepin_model *m, const struct cachepin_pl
 	snprintf(pg->label, sizeof(pg->label), runs > 1 ? "%s on the whole profile, %u runs" :
 		 "%s on the whole profile", method_table[method].name, runs);
 	/* the progress follows the first worker's runs */
-	pg->total = pg->at + (runs + nt - 1) / nt * cachepin_plan_weight(o, method) + 1;
+	pg->total = pg->at + (runs + nt - 1) / nt * cachepin_plan_weight(o, m->exact, method) + 1;
 	for (t = 0; t < nt; t++)
 		pool[t] = (struct restart_pool){ m, o, method, var, pg, r, runs, nt, t };
 	for (t = 1; t < nt; t++)
@@ -740,7 +740,9 @@ static int restarts_run(const struct cachepin_model *m, const struct cachepin_pl
 int cachepin_plan__run(const struct cachepin_model *m, const struct cachepin_plan_opts *o,
 		       struct cachepin_plan *plan)
 {
-	struct plan_progress pg = { .total = plan_work(o, o->methods ? o->methods : DEFAULT_METHODS) };
+	struct plan_progress pg = {
+		.total = plan_work(o, m->exact, o->methods ? o->methods : DEFAULT_METHODS)
+	};
 	unsigned int runs = o->restarts ? o->restarts : 1;
 	struct cachepin_plan choice = { 0 };
 	enum cachepin_plan_method method;
