@@ -118,10 +118,22 @@ uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, bool exact,
 #define REPAIR_DIV 10
 #define REPAIR_DIV_EXACT 2
 
+/* The search's local-search moves: --iterations, or SEARCH_DEFAULT_ITERS. */
+static inline unsigned int cachepin_plan_iters(const struct cachepin_plan_opts *o)
+{
+	return o->iterations ? o->iterations : SEARCH_DEFAULT_ITERS;
+}
+
 /* The search's repair moves after ITERS local-search moves, on a recorded run if EXACT. */
 static inline unsigned int cachepin_plan_repairs(unsigned int iters, bool exact)
 {
 	return iters / (exact ? REPAIR_DIV_EXACT : REPAIR_DIV);
+}
+
+/* The search's work in local-search moves: ITERS, and its repair's at REPAIR_COST each. */
+static inline uint64_t cachepin_plan_search_work(unsigned int iters, bool exact)
+{
+	return iters + (uint64_t)REPAIR_COST * cachepin_plan_repairs(iters, exact);
 }
 
 /* PERMILLE thousandths of the current step done, to the callback; PG may be NULL. */

@@ -14,12 +14,10 @@
 uint64_t cachepin_plan_weight(const struct cachepin_plan_opts *o, bool exact,
 			      enum cachepin_plan_method method)
 {
-	unsigned int iters = o->iterations ? o->iterations : SEARCH_DEFAULT_ITERS;
-	uint64_t work = iters + (uint64_t)REPAIR_COST * cachepin_plan_repairs(iters, exact);
-	uint64_t dflt = SEARCH_DEFAULT_ITERS +
-			(uint64_t)REPAIR_COST * cachepin_plan_repairs(SEARCH_DEFAULT_ITERS, false);
+	uint64_t work = cachepin_plan_search_work(cachepin_plan_iters(o), exact);
 
-	return method == CACHEPIN_PLAN_SEARCH ? 1 + 7 * work / dflt : 1;
+	return method == CACHEPIN_PLAN_SEARCH ?
+	       1 + 7 * work / cachepin_plan_search_work(SEARCH_DEFAULT_ITERS, false) : 1;
 }
 
 void cachepin_plan_progress(const struct plan_progress *pg, unsigned int permille)

@@ -21,7 +21,6 @@ struct search {
 	struct cachepin_plan *plan;	/* the moves are counted there */
 	struct plan_progress *prog;	/* may be NULL */
 	uint64_t rng;
-	unsigned int repairs;		/* the repair's moves */
 };
 
 static uint64_t rnd(struct search *s)
@@ -34,15 +33,10 @@ static double full_f(uint32_t cnt, double rate, uint32_t ways)
 	return cnt >= ways ? rate : 0;
 }
 
-static unsigned int nr_iters(const struct planner *pl)
-{
-	return pl->o->iterations ? pl->o->iterations : SEARCH_DEFAULT_ITERS;
-}
-
 /* DONE local-search moves' worth of the search's work done, to the progress. */
 static void search_progress(const struct search *s, uint64_t done)
 {
-	uint64_t work = nr_iters(s->pl) + (uint64_t)REPAIR_COST * s->repairs;
+	uint64_t work = cachepin_plan_search_work(cachepin_plan_iters(s->pl->o), s->pl->m->exact);
 
 	cachepin_plan_progress(s->prog, (unsigned int)(done * 1000 / work));
 }
@@ -178,7 +172,7 @@ static int local_search(struct search *s)
 {
 	struct planner *pl = s->pl;
 	struct cachepin_plan *plan = s->plan;
-	unsigned int iters = nr_iters(pl), it_no;
+	unsigned int iters = cachepin_plan_iters(pl->o), it_no;
 	int err;
 
 	for (it_no = 0; it_no < iters && pl->nr_hu; it_no++) {
@@ -295,7 +289,7 @@ static int repair(struct search *s)
 {
 	struct planner *pl = s->pl;
 	struct cachepin_plan *plan = s->plan;
-	unsigned int iters = s->repairs, it_no;
+	unsigned int iters = cachepin_plan_repairs(cachepin_plan_iters(pl->o), pl->m->exact), it_no;
 	int err;
 
 	for (it_no = 0; it_no < iters; it_no++) {
@@ -307,9 +301,8 @@ static int repair(struct search *s)
 		uint32_t j;
 
 		if (!(it_no % 8))
-			search_progress(s, nr_iters(pl) + (uint64_t)REPAIR_COST * it_no);
+			search_progress(s, cachepin_plan_iters(pl->o) + (uint64_t)REPAIR_COST * it_no);
 		set = missing_set(s, g);
-
 		if (set < 0)
 			break;
 		h = hot_member(s, g, (uint32_t)set);
@@ -340,8 +333,7 @@ static int repair(struct search *s)
 int cachepin_plan_search(struct planner *pl, const struct method_args *a,
 			 struct cachepin_plan *plan)
 {
-	struct search s = { pl, plan, a->prog, a->seed ? a->seed : 0x2545f4914f6cdd1dULL,
-			    cachepin_plan_repairs(nr_iters(pl), pl->m->exact) };
+	struct search s = { pl, plan, a->prog, a->seed ? a->seed : 0x2545f4914f6cdd1dULL };
 	size_t k;
 	int err;
 
