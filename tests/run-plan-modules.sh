@@ -111,6 +111,18 @@ cachepin: nf_conntrack.ko: 1 hot functions from +0x0, after 0 of its cold ones
 cachepin: nf_nat.ko: 1 hot functions from +0x80, after 1 of its cold ones
 cachepin: 32K:4:32 (lru): this plan with the modules as built 4, as planned 4 (+0.0 %; 2 of 2 modules planned, at the load addresses of the recording)
 EOF
+# The log itself as the model (the run, fetch by fetch): its fetches in
+# the modules are their occupants', so the same modules' plan; the
+# modelled misses are the run's, one cold miss for each of its 3 lines
+$CACHEPIN plan --kernel -m k.map -c 32K:4:32 --modules mods --proc-modules modules.txt \
+	--modules-lds mq.lds -o kq.lds k q.log 2> planq.err ||
+	{ cat planq.err >&2; fail "plan --modules-lds of a QEMU log failed"; }
+testrun_compare sh -c "grep -E '\\.ko: |modules as built' planq.err" <<'EOF'
+cachepin: nf_conntrack.ko: 1 hot functions from +0x0, after 0 of its cold ones
+cachepin: nf_nat.ko: 1 hot functions from +0x80, after 1 of its cold ones
+cachepin: 32K:4:32 (lru): this plan with the modules as built 3, as planned 3 (+0.0 %; 2 of 2 modules planned, at the load addresses of the recording)
+EOF
+cmp -s m.lds mq.lds || fail "the modules' plan of the log is not that of its profile"
 # --module-pages every: the same modules' plan, the kernel around a share
 # of their lines on both pages of the way span
 $CACHEPIN plan --kernel -m k.map -c 32K:4:32 --modules mods --module-pages every --modules-lds me.lds \

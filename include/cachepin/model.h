@@ -38,6 +38,9 @@
 #include "cachepin/binary.h"
 #include "cachepin/profile.h"
 
+struct cachepin_loaded;
+struct cachepin_modules;
+
 struct cachepin_model_item {
 	uint32_t func;		/* binary function index */
 	uint32_t off;		/* granule offset in the function */
@@ -115,16 +118,33 @@ struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *b
 						 const char *path);
 
 /*
+ * A traced kernel's modules: where it had them (a copy of its
+ * /proc/modules) and their files.
+ */
+struct cachepin_model_modules {
+	const struct cachepin_loaded *loaded;
+	size_t nr_loaded;
+	struct cachepin_modules *mods;
+};
+
+/*
  * The same of a log recorded on TRACED, another link of BIN's code (a
  * stock kernel traced, a tree with the text-layout hook planned): each
  * fetch of a function that TRACED and BIN hold once by name, with the
  * same size, is that function's in BIN at the same offset; fetches of
  * other code are dropped, and their share goes to *DROPPED (may be
- * NULL).  NULL with errno set (ENODATA: no fetch of such a function).
+ * NULL).  With MM (may be NULL), a fetch in a module's text as the
+ * kernel had it loaded is one of the function's occupant in BIN
+ * (cachepin_occupants__add(): a function of a module at the address it
+ * ran at, modulo the region), so that the run's module code contends for
+ * the sets it had in the run; module code without an occupant is left
+ * out.  NULL with errno set (ENODATA: no fetch of such a function).
  */
 struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary *bin,
 						    const struct cachepin_binary *traced,
-						    const char *path, double *dropped);
+						    const char *path,
+						    const struct cachepin_model_modules *mm,
+						    double *dropped);
 
 /*
  * HALF (1: the first, 2: the second) of the run of M, a model from

@@ -10,6 +10,7 @@
  */
 #include "cachepin/layout.h"
 #include "cachepin/model.h"
+#include "cachepin/modules.h"
 #include "cachepin/qemu.h"
 #include "internal.h"
 
@@ -25,6 +26,9 @@ struct tbuild {
 	size_t cap_items, cap_refs;
 	const struct cachepin_func *last;	/* the function of the last fetch */
 	uint32_t last_item;
+	const struct cachepin_model_modules *mm;	/* NULL: no module code */
+	uint64_t mlo, mhi;	/* the module function of the last fetch in one, as traced */
+	const struct cachepin_func *mocc;	/* and its occupant in BIN (NULL: none yet) */
 };
 
 /*
@@ -73,21 +77,66 @@ static uint32_t item_of(struct tbuild *t, const struct cachepin_func *f, uint64_
 	return t->slot[fi][g] - 1;
 }
 
+/*
+ * Whether A is in a function of a module's text as the traced kernel had
+ * it loaded, with an occupant in BIN: then it is the last module
+ * function (t->mlo, t->mhi, t->mocc).
+ */
+static bool in_module(struct tbuild *t, uint64_t a)
+{
+	const struct cachepin_loaded *ld;
+	const struct cachepin_binary *mod;
+	const struct cachepin_func *mf, *occ;
+
+	if (!t->mm || !(ld = cachepin_loaded__find(t->mm->loaded, t->mm->nr_loaded, a)) ||
+	    !(mod = cachepin_modules__get(t->mm->mods, ld->name)) ||
+	    !(mf = cachepin_binary__find_func(mod, a - ld->base)) || !mf->size ||
+	    !(occ = cachepin_binary__lookup(t->bin, mf->name, ld->name, NULL)) ||
+	    occ->size < mf->size)
+		return false;
+	t->mlo = ld->base + mf->addr;
+	t->mhi = t->mlo + mf->size;
+	t->mocc = occ;
+	return true;
+}
+
+/* A fetch of the granule ITEM: a reference, unless straight code in one granule.  0 or -ENOMEM. */
+static int fetch(struct tbuild *t, uint32_t item)
+{
+	struct cachepin_model *m = t->m;
+
+	if (item == UINT32_MAX)
+		return -ENOMEM;
+	if (m->nr_refs && item == t->last_item)
+		return 0;
+	if (GROW(m->refs, t->cap_refs, m->nr_refs + 1))
+		return -ENOMEM;
+	m->refs[m->nr_refs++] = item;
+	t->last_item = item;
+	return 0;
+}
+
 static int on_block(void *ctx, const struct cachepin_qblock *b)
 {
 	struct tbuild *t = ctx;
-	struct cachepin_model *m = t->m;
 	uint32_t k;
+	int err;
 
 	for (k = 0; k < b->nr_insns; k++) {
 		uint64_t a = b->pc + b->insn_off[k];
 		const struct cachepin_func *f = t->last_t;
-		uint32_t item;
 
 		if (!f || a < f->addr || a >= f->addr + f->size) {
 			f = cachepin_binary__find_func(t->traced, a);
-			if (!f || !f->size)
-				continue;	/* not the binary's code */
+			if (!f || !f->size) {
+				/* not the binary's code: a module's, or none it models */
+				if ((t->mocc && a >= t->mlo && a < t->mhi) || in_module(t, a)) {
+					t->fetches++;
+					if ((err = fetch(t, item_of(t, t->mocc, a - t->mlo))))
+						return err;
+				}
+				continue;
+			}
 			t->last_t = f;
 			t->last = f;
 			if (t->traced != t->bin) {
@@ -102,16 +151,8 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 			t->dropped++;	/* no function of BIN by that name and size */
 			continue;
 		}
-		item = item_of(t, t->last, a - f->addr);
-		if (item == UINT32_MAX)
-			return -ENOMEM;
-		/* straight code in one granule: one fetch */
-		if (m->nr_refs && item == t->last_item)
-			continue;
-		if (GROW(m->refs, t->cap_refs, m->nr_refs + 1))
-			return -ENOMEM;
-		m->refs[m->nr_refs++] = item;
-		t->last_item = item;
+		if ((err = fetch(t, item_of(t, t->last, a - f->addr))))
+			return err;
 	}
 	return 0;
 }
@@ -133,14 +174,16 @@ static void count_refs(struct cachepin_model *m)
 struct cachepin_model *cachepin_model__from_qemu(const struct cachepin_binary *bin,
 						 const char *path)
 {
-	return cachepin_model__from_qemu_of(bin, bin, path, NULL);
+	return cachepin_model__from_qemu_of(bin, bin, path, NULL, NULL);
 }
 
 struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary *bin,
 						    const struct cachepin_binary *traced,
-						    const char *path, double *dropped)
+						    const char *path,
+						    const struct cachepin_model_modules *mm,
+						    double *dropped)
 {
-	struct tbuild t = { .bin = bin, .traced = traced };
+	struct tbuild t = { .bin = bin, .traced = traced, .mm = mm };
 	struct cachepin_qtrace *q;
 	size_t i;
 	int err = -ENOMEM;
