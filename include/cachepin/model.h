@@ -67,6 +67,14 @@ struct cachepin_model {
 	struct cachepin_model_edge *edges;	/* for call-graph orders (C3) */
 	size_t nr_edges;
 	bool exact;		/* the string is a recorded run's (cachepin_model__from_qemu()) */
+	/*
+	 * A recorded run with its modules on each page a module may load on:
+	 * the run COPIES times, copy K with its module code K pages on
+	 * (TWIN[(K - 1) * nr_items + I]: item I's item in copy K).
+	 */
+	uint32_t copies;	/* 0 or 1: the run once */
+	size_t run_refs;	/* a copy's references */
+	uint32_t *twin;
 	uint32_t nr_slices;	/* time slices replayed (0: one, no time order) */
 	double *slice_w;	/* nr_items x nr_slices: each item's weight per slice */
 };
@@ -125,6 +133,7 @@ struct cachepin_model_modules {
 	const struct cachepin_loaded *loaded;
 	size_t nr_loaded;
 	struct cachepin_modules *mods;
+	unsigned int pages;	/* >1: the occupants' copies on every page of a way span */
 };
 
 /*
@@ -138,7 +147,10 @@ struct cachepin_model_modules {
  * (cachepin_occupants__add(): a function of a module at the address it
  * ran at, modulo the region), so that the run's module code contends for
  * the sets it had in the run; module code without an occupant is left
- * out.  NULL with errno set (ENODATA: no fetch of such a function).
+ * out.  With MM->pages P > 1 (cachepin_occupants__spread()), the string is
+ * the run P times, its module code on the recorded page in the first
+ * copy and K pages on in copy K: each page a module may load on weighs
+ * alike.  NULL with errno set (ENODATA: no fetch of such a function).
  */
 struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary *bin,
 						    const struct cachepin_binary *traced,
@@ -148,7 +160,8 @@ struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary
 
 /*
  * HALF (1: the first, 2: the second) of the run of M, a model from
- * cachepin_model__from_qemu(): the same items, the string's half.  NULL
+ * cachepin_model__from_qemu(): the same items, the run's half (in every
+ * copy of a run on several pages).  NULL
  * with errno set (EINVAL: M is no recorded run).
  */
 struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m,

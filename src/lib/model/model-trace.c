@@ -29,6 +29,7 @@ struct tbuild {
 	const struct cachepin_model_modules *mm;	/* NULL: no module code */
 	uint64_t mlo, mhi;	/* the module function of the last fetch in one, as traced */
 	const struct cachepin_func *mocc;	/* and its occupant in BIN (NULL: none yet) */
+	uint8_t *in_mod;	/* per function of BIN: an occupant the run fetched */
 };
 
 /*
@@ -97,6 +98,7 @@ static bool in_module(struct tbuild *t, uint64_t a)
 	t->mlo = ld->base + mf->addr;
 	t->mhi = t->mlo + mf->size;
 	t->mocc = occ;
+	t->in_mod[occ - t->bin->funcs] = 1;
 	return true;
 }
 
@@ -157,6 +159,72 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 	return 0;
 }
 
+/*
+ * The twin of module item I in copy K: the same granule of the
+ * occupant's copy K pages on (NAME@pageK, cachepin_occupants__spread()),
+ * or I itself if there is none.  UINT32_MAX on ENOMEM.
+ */
+static uint32_t twin_of(struct tbuild *t, uint32_t i, unsigned int k)
+{
+	const struct cachepin_model_item *it = &t->m->items[i];
+	const struct cachepin_func *f = &t->bin->funcs[it->func], *c;
+	const struct cachepin_unit *u = cachepin_binary__func_unit(t->bin, f);
+	char name[4096];
+
+	snprintf(name, sizeof(name), "%s@page%u", f->name, k);
+	c = cachepin_binary__lookup(t->bin, name, u ? u->object : NULL, NULL);
+	if (!c || c->size < f->size)
+		return i;
+	return item_of(t, c, it->off);
+}
+
+/*
+ * The run on every page of T->mm->pages: the string once more for each
+ * page after the recorded one, its module items by their twins there.
+ * 0 or -ENOMEM.
+ */
+static int page_copies(struct tbuild *t)
+{
+	struct cachepin_model *m = t->m;
+	unsigned int P = t->mm->pages, k;
+	size_t base = m->nr_items, run = m->nr_refs, i;
+	uint32_t *twin;
+
+	/* the twins first: they are items too */
+	twin = malloc((size_t)(P - 1) * base * sizeof(*twin));
+	if (!twin)
+		return -ENOMEM;
+	for (k = 1; k < P; k++)
+		for (i = 0; i < base; i++) {
+			uint32_t tw = t->in_mod[m->items[i].func] ? twin_of(t, (uint32_t)i, k) :
+				      (uint32_t)i;
+
+			if (tw == UINT32_MAX) {
+				free(twin);
+				return -ENOMEM;
+			}
+			twin[(k - 1) * base + i] = tw;
+		}
+	/* twins are only of the first copy's items: the table over them all */
+	m->twin = malloc((size_t)(P - 1) * m->nr_items * sizeof(*m->twin));
+	if (!m->twin || GROW(m->refs, t->cap_refs, run * P)) {
+		free(twin);
+		return -ENOMEM;
+	}
+	for (k = 1; k < P; k++)
+		for (i = 0; i < m->nr_items; i++)
+			m->twin[(k - 1) * m->nr_items + i] = i < base ? twin[(k - 1) * base + i] :
+							     (uint32_t)i;
+	free(twin);
+	for (k = 1; k < P; k++)
+		for (i = 0; i < run; i++)
+			m->refs[k * run + i] = m->twin[(k - 1) * m->nr_items + m->refs[i]];
+	m->nr_refs = run * P;
+	m->run_refs = run;
+	m->copies = P;
+	return 0;
+}
+
 /* Counts and weights of M's items from its string. */
 static void count_refs(struct cachepin_model *m)
 {
@@ -191,8 +259,9 @@ struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary
 	t.m = calloc(1, sizeof(*t.m));
 	t.slot = calloc(bin->nr_funcs + 1, sizeof(*t.slot));
 	t.gshift = calloc(bin->nr_funcs + 1, sizeof(*t.gshift));
+	t.in_mod = calloc(bin->nr_funcs + 1, sizeof(*t.in_mod));
 	/* BIN as a relink of TRACED: its functions by name, once in both, of the same size */
-	if (!t.m || !t.slot || !t.gshift ||
+	if (!t.m || !t.slot || !t.gshift || !t.in_mod ||
 	    (traced != bin && (err = cachepin_layout__from_relink(&t.relink, traced, bin))))
 		goto out;
 	t.m->bin = bin;
@@ -207,6 +276,8 @@ struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary
 	cachepin_qtrace__free(q);
 	if (!err && !t.m->nr_refs)
 		err = -ENODATA;
+	if (!err && mm && mm->pages > 1)
+		err = page_copies(&t);
 	if (!err)
 		count_refs(t.m);
 	if (!err && dropped)
@@ -216,6 +287,7 @@ out:
 		free(t.slot[i]);
 	free(t.slot);
 	free(t.gshift);
+	free(t.in_mod);
 	cachepin_layout__release(&t.relink);
 	if (err) {
 		cachepin_model__free(t.m);
@@ -227,8 +299,9 @@ out:
 
 struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m, unsigned int half)
 {
+	size_t copies = m->copies > 1 ? m->copies : 1, run = copies > 1 ? m->run_refs : m->nr_refs;
+	size_t mid = run / 2, lo = half == 2 ? mid : 0, hi = half == 2 ? run : mid, k, i;
 	struct cachepin_model *h;
-	size_t mid = m->nr_refs / 2, lo = half == 2 ? mid : 0, hi = half == 2 ? m->nr_refs : mid;
 
 	if (!m->exact || (half != 1 && half != 2)) {
 		errno = EINVAL;
@@ -239,13 +312,26 @@ struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m
 		goto enomem;
 	*h = (struct cachepin_model){ .bin = m->bin, .granule = m->granule, .exact = true };
 	h->items = malloc((m->nr_items + 1) * sizeof(*h->items));
-	h->refs = malloc((hi - lo + 1) * sizeof(*h->refs));
+	h->refs = malloc((copies * (hi - lo) + 1) * sizeof(*h->refs));
 	if (!h->items || !h->refs)
 		goto enomem;
 	memcpy(h->items, m->items, m->nr_items * sizeof(*h->items));
 	h->nr_items = m->nr_items;
 	memcpy(h->refs, m->refs + lo, (hi - lo) * sizeof(*h->refs));
 	h->nr_refs = hi - lo;
+	if (copies > 1) {
+		/* the half in every copy, by the twins of the first */
+		h->twin = malloc((copies - 1) * m->nr_items * sizeof(*h->twin));
+		if (!h->twin)
+			goto enomem;
+		memcpy(h->twin, m->twin, (copies - 1) * m->nr_items * sizeof(*h->twin));
+		for (k = 1; k < copies; k++)
+			for (i = 0; i < hi - lo; i++)
+				h->refs[k * (hi - lo) + i] = m->twin[(k - 1) * m->nr_items + h->refs[i]];
+		h->nr_refs = copies * (hi - lo);
+		h->run_refs = hi - lo;
+		h->copies = (uint32_t)copies;
+	}
 	count_refs(h);
 	return h;
 enomem:

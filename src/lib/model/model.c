@@ -150,15 +150,19 @@ uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_
 	size_t nk = 0, i;
 
 	if (m->exact) {
-		size_t from = m->nr_refs > L ? (m->nr_refs - L) / 2 : 0;
+		/* the middle of the run, the same stretch of every copy */
+		size_t copies = m->copies > 1 ? m->copies : 1;
+		size_t run = copies > 1 ? m->run_refs : m->nr_refs, each = L / copies;
+		size_t from = run > each ? (run - each) / 2 : 0, k;
 
-		nk = m->nr_refs > L ? L : m->nr_refs;
-		if (!(refs = malloc((nk + 1) * sizeof(*refs)))) {
+		each = run > each ? each : run;
+		if (!(refs = malloc((copies * each + 1) * sizeof(*refs)))) {
 			errno = ENOMEM;
 			return NULL;
 		}
-		memcpy(refs, m->refs + from, nk * sizeof(*refs));
-		*n = nk;
+		for (k = 0; k < copies; k++)
+			memcpy(refs + k * each, m->refs + k * run + from, each * sizeof(*refs));
+		*n = copies * each;
 		return refs;
 	}
 	for (i = 0; i < m->nr_items; i++)
@@ -207,6 +211,7 @@ void cachepin_model__free(struct cachepin_model *m)
 		return;
 	free(m->items);
 	free(m->refs);
+	free(m->twin);
 	free(m->slice_w);
 	free(m->edges);
 	free(m);

@@ -212,13 +212,13 @@ static int session_model(struct cachepin_session *s)
 	const struct cachepin_session_opts *o = &s->opts;
 	struct cachepin_model_opts mo = o->model;
 	const struct cachepin_binary *traced = s->traced ? s->traced : s->bin;
-	struct cachepin_model_modules mm = { s->loaded, s->nr_loaded, s->mods };
+	/* the run's module code where it ran, and on every page of --module-pages every */
+	struct cachepin_model_modules mm = { s->loaded, s->nr_loaded, s->mods, module_pages(s) };
 	bool mods = s->mods && s->nr_loaded;
 	double dropped = 0;
 
-	/* the run's module code is where it ran: a share on every page is of counts */
 	if (o->run_model && s->load.kind == CACHEPIN_INPUT_QEMU && strcmp(o->profile, "-") &&
-	    !o->holdout && !o->model.whole && !(mods && module_pages(s) > 1)) {
+	    !o->holdout && !o->model.whole) {
 		s->model = cachepin_model__from_qemu_of(s->bin, traced, o->profile,
 							mods ? &mm : NULL, &dropped);
 		if (s->model && dropped >= 0.01)
