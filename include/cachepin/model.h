@@ -68,12 +68,13 @@ struct cachepin_model {
 	size_t nr_edges;
 	bool exact;		/* the string is a recorded run's (cachepin_model__from_qemu()) */
 	/*
-	 * A recorded run with its modules on each page a module may load on:
-	 * the run COPIES times, copy K with its module code K pages on
-	 * (TWIN[(K - 1) * nr_items + I]: item I's item in copy K).
+	 * A recorded run is its string COPIES times, each RUN_REFS long: once,
+	 * or with its modules on each page a module may load on, copy K with
+	 * their code K pages on (TWIN[(K - 1) * run_items + I]: the item in
+	 * copy K of item I of the first copy, which has RUN_ITEMS items).
 	 */
-	uint32_t copies;	/* 0 or 1: the run once */
-	size_t run_refs;	/* a copy's references */
+	uint32_t copies;
+	size_t run_refs, run_items;
 	uint32_t *twin;
 	uint32_t nr_slices;	/* time slices replayed (0: one, no time order) */
 	double *slice_w;	/* nr_items x nr_slices: each item's weight per slice */

@@ -80,6 +80,9 @@ int cachepin_occupants__spread(struct cachepin_profile *p, unsigned int k);
 /* The length of NAME without its "@pageA" (cachepin_occupants__spread()), and A into *PAGE. */
 size_t cachepin_occupants__base_name(const char *name, unsigned int *page);
 
+/* NAME's copy A pages on, "NAME@pageA", into BUF of SIZE.  Returns BUF. */
+char *cachepin_occupants__page_name(char *buf, size_t size, const char *name, unsigned int a);
+
 /* Whether NAME is a page of a shared library of P ("[NAME+0xPAGE]" of an 'o' line). */
 bool cachepin_occupants__is_page(const struct cachepin_profile *p, const char *name);
 

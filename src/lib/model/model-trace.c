@@ -13,6 +13,7 @@
 #include "cachepin/modules.h"
 #include "cachepin/qemu.h"
 #include "internal.h"
+#include "profile-int.h"
 
 struct tbuild {
 	const struct cachepin_binary *bin;
@@ -29,7 +30,6 @@ struct tbuild {
 	const struct cachepin_model_modules *mm;	/* NULL: no module code */
 	uint64_t mlo, mhi;	/* the module function of the last fetch in one, as traced */
 	const struct cachepin_func *mocc;	/* and its occupant in BIN (NULL: none yet) */
-	uint8_t *in_mod;	/* per function of BIN: an occupant the run fetched */
 };
 
 /*
@@ -98,7 +98,6 @@ static bool in_module(struct tbuild *t, uint64_t a)
 	t->mlo = ld->base + mf->addr;
 	t->mhi = t->mlo + mf->size;
 	t->mocc = occ;
-	t->in_mod[occ - t->bin->funcs] = 1;
 	return true;
 }
 
@@ -129,10 +128,12 @@ static int on_block(void *ctx, const struct cachepin_qblock *b)
 		const struct cachepin_func *f = t->last_t;
 
 		if (!f || a < f->addr || a >= f->addr + f->size) {
-			f = cachepin_binary__find_func(t->traced, a);
+			/* the last module function again, else the binary's, else a module's */
+			bool in_last = t->mocc && a >= t->mlo && a < t->mhi;
+
+			f = in_last ? NULL : cachepin_binary__find_func(t->traced, a);
 			if (!f || !f->size) {
-				/* not the binary's code: a module's, or none it models */
-				if ((t->mocc && a >= t->mlo && a < t->mhi) || in_module(t, a)) {
+				if (in_last || in_module(t, a)) {
 					t->fetches++;
 					if ((err = fetch(t, item_of(t, t->mocc, a - t->mlo))))
 						return err;
@@ -171,8 +172,8 @@ static uint32_t twin_of(struct tbuild *t, uint32_t i, unsigned int k)
 	const struct cachepin_unit *u = cachepin_binary__func_unit(t->bin, f);
 	char name[4096];
 
-	snprintf(name, sizeof(name), "%s@page%u", f->name, k);
-	c = cachepin_binary__lookup(t->bin, name, u ? u->object : NULL, NULL);
+	c = cachepin_binary__lookup(t->bin, cachepin_occupants__page_name(name, sizeof(name), f->name, k),
+				    u ? u->object : NULL, NULL);
 	if (!c || c->size < f->size)
 		return i;
 	return item_of(t, c, it->off);
@@ -180,48 +181,33 @@ static uint32_t twin_of(struct tbuild *t, uint32_t i, unsigned int k)
 
 /*
  * The run on every page of T->mm->pages: the string once more for each
- * page after the recorded one, its module items by their twins there.
- * 0 or -ENOMEM.
+ * page after the recorded one, its module items (of occupants, the only
+ * synthetic functions it fetches) by their twins there.  0 or -ENOMEM.
  */
 static int page_copies(struct tbuild *t)
 {
 	struct cachepin_model *m = t->m;
 	unsigned int P = t->mm->pages, k;
 	size_t base = m->nr_items, run = m->nr_refs, i;
-	uint32_t *twin;
 
-	/* the twins first: they are items too */
-	twin = malloc((size_t)(P - 1) * base * sizeof(*twin));
-	if (!twin)
+	m->twin = malloc((size_t)(P - 1) * base * sizeof(*m->twin));
+	if (!m->twin || GROW(m->refs, t->cap_refs, run * P))
 		return -ENOMEM;
 	for (k = 1; k < P; k++)
 		for (i = 0; i < base; i++) {
-			uint32_t tw = t->in_mod[m->items[i].func] ? twin_of(t, (uint32_t)i, k) :
-				      (uint32_t)i;
+			uint32_t *tw = &m->twin[(k - 1) * base + i];
 
-			if (tw == UINT32_MAX) {
-				free(twin);
+			*tw = (uint32_t)i;
+			if ((t->bin->funcs[m->items[i].func].flags & CACHEPIN_FUNC_SYNTHETIC) &&
+			    (*tw = twin_of(t, (uint32_t)i, k)) == UINT32_MAX)
 				return -ENOMEM;
-			}
-			twin[(k - 1) * base + i] = tw;
 		}
-	/* twins are only of the first copy's items: the table over them all */
-	m->twin = malloc((size_t)(P - 1) * m->nr_items * sizeof(*m->twin));
-	if (!m->twin || GROW(m->refs, t->cap_refs, run * P)) {
-		free(twin);
-		return -ENOMEM;
-	}
-	for (k = 1; k < P; k++)
-		for (i = 0; i < m->nr_items; i++)
-			m->twin[(k - 1) * m->nr_items + i] = i < base ? twin[(k - 1) * base + i] :
-							     (uint32_t)i;
-	free(twin);
 	for (k = 1; k < P; k++)
 		for (i = 0; i < run; i++)
-			m->refs[k * run + i] = m->twin[(k - 1) * m->nr_items + m->refs[i]];
+			m->refs[k * run + i] = m->twin[(k - 1) * base + m->refs[i]];
 	m->nr_refs = run * P;
-	m->run_refs = run;
 	m->copies = P;
+	m->run_items = base;
 	return 0;
 }
 
@@ -259,9 +245,8 @@ struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary
 	t.m = calloc(1, sizeof(*t.m));
 	t.slot = calloc(bin->nr_funcs + 1, sizeof(*t.slot));
 	t.gshift = calloc(bin->nr_funcs + 1, sizeof(*t.gshift));
-	t.in_mod = calloc(bin->nr_funcs + 1, sizeof(*t.in_mod));
 	/* BIN as a relink of TRACED: its functions by name, once in both, of the same size */
-	if (!t.m || !t.slot || !t.gshift || !t.in_mod ||
+	if (!t.m || !t.slot || !t.gshift ||
 	    (traced != bin && (err = cachepin_layout__from_relink(&t.relink, traced, bin))))
 		goto out;
 	t.m->bin = bin;
@@ -276,6 +261,8 @@ struct cachepin_model *cachepin_model__from_qemu_of(const struct cachepin_binary
 	cachepin_qtrace__free(q);
 	if (!err && !t.m->nr_refs)
 		err = -ENODATA;
+	t.m->copies = 1;
+	t.m->run_refs = t.m->nr_refs;
 	if (!err && mm && mm->pages > 1)
 		err = page_copies(&t);
 	if (!err)
@@ -287,7 +274,6 @@ out:
 		free(t.slot[i]);
 	free(t.slot);
 	free(t.gshift);
-	free(t.in_mod);
 	cachepin_layout__release(&t.relink);
 	if (err) {
 		cachepin_model__free(t.m);
@@ -299,8 +285,8 @@ out:
 
 struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m, unsigned int half)
 {
-	size_t copies = m->copies > 1 ? m->copies : 1, run = copies > 1 ? m->run_refs : m->nr_refs;
-	size_t mid = run / 2, lo = half == 2 ? mid : 0, hi = half == 2 ? run : mid, k, i;
+	size_t mid = m->run_refs / 2, lo = half == 2 ? mid : 0, hi = half == 2 ? m->run_refs : mid;
+	size_t n = hi - lo, k, i;
 	struct cachepin_model *h;
 
 	if (!m->exact || (half != 1 && half != 2)) {
@@ -310,27 +296,26 @@ struct cachepin_model *cachepin_model__trace_half(const struct cachepin_model *m
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		goto enomem;
-	*h = (struct cachepin_model){ .bin = m->bin, .granule = m->granule, .exact = true };
+	*h = (struct cachepin_model){ .bin = m->bin, .granule = m->granule, .exact = true,
+				      .copies = m->copies, .run_refs = n, .run_items = m->run_items,
+				      .nr_refs = m->copies * n };
 	h->items = malloc((m->nr_items + 1) * sizeof(*h->items));
-	h->refs = malloc((copies * (hi - lo) + 1) * sizeof(*h->refs));
+	h->refs = malloc((h->nr_refs + 1) * sizeof(*h->refs));
 	if (!h->items || !h->refs)
 		goto enomem;
 	memcpy(h->items, m->items, m->nr_items * sizeof(*h->items));
 	h->nr_items = m->nr_items;
-	memcpy(h->refs, m->refs + lo, (hi - lo) * sizeof(*h->refs));
-	h->nr_refs = hi - lo;
-	if (copies > 1) {
+	memcpy(h->refs, m->refs + lo, n * sizeof(*h->refs));
+	if (m->copies > 1) {
 		/* the half in every copy, by the twins of the first */
-		h->twin = malloc((copies - 1) * m->nr_items * sizeof(*h->twin));
-		if (!h->twin)
+		size_t nt = (m->copies - 1) * m->run_items;
+
+		if (!(h->twin = malloc(nt * sizeof(*h->twin))))
 			goto enomem;
-		memcpy(h->twin, m->twin, (copies - 1) * m->nr_items * sizeof(*h->twin));
-		for (k = 1; k < copies; k++)
-			for (i = 0; i < hi - lo; i++)
-				h->refs[k * (hi - lo) + i] = m->twin[(k - 1) * m->nr_items + h->refs[i]];
-		h->nr_refs = copies * (hi - lo);
-		h->run_refs = hi - lo;
-		h->copies = (uint32_t)copies;
+		memcpy(h->twin, m->twin, nt * sizeof(*h->twin));
+		for (k = 1; k < m->copies; k++)
+			for (i = 0; i < n; i++)
+				h->refs[k * n + i] = m->twin[(k - 1) * m->run_items + h->refs[i]];
 	}
 	count_refs(h);
 	return h;

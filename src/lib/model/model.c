@@ -151,18 +151,17 @@ uint32_t *cachepin_model__string(const struct cachepin_model *m, size_t L, size_
 
 	if (m->exact) {
 		/* the middle of the run, the same stretch of every copy */
-		size_t copies = m->copies > 1 ? m->copies : 1;
-		size_t run = copies > 1 ? m->run_refs : m->nr_refs, each = L / copies;
-		size_t from = run > each ? (run - each) / 2 : 0, k;
+		size_t run = m->run_refs, each = L / m->copies, from, k;
 
 		each = run > each ? each : run;
-		if (!(refs = malloc((copies * each + 1) * sizeof(*refs)))) {
+		from = (run - each) / 2;
+		if (!(refs = malloc((m->copies * each + 1) * sizeof(*refs)))) {
 			errno = ENOMEM;
 			return NULL;
 		}
-		for (k = 0; k < copies; k++)
+		for (k = 0; k < m->copies; k++)
 			memcpy(refs + k * each, m->refs + k * run + from, each * sizeof(*refs));
-		*n = copies * each;
+		*n = m->copies * each;
 		return refs;
 	}
 	for (i = 0; i < m->nr_items; i++)

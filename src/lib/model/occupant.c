@@ -106,6 +106,12 @@ size_t cachepin_occupants__base_name(const char *name, unsigned int *page)
 	return (size_t)(at - name);
 }
 
+char *cachepin_occupants__page_name(char *buf, size_t size, const char *name, unsigned int a)
+{
+	snprintf(buf, size, "%s@page%u", name, a);
+	return buf;
+}
+
 int cachepin_occupants__spread(struct cachepin_profile *p, unsigned int k)
 {
 	size_t n = p->nr_funcs, i, g, s;
@@ -129,7 +135,7 @@ int cachepin_occupants__spread(struct cachepin_profile *p, unsigned int k)
 		for (a = 1; a < k; a++) {
 			struct cachepin_pfunc *c;
 
-			snprintf(name, sizeof(name), "%s@page%u", p->funcs[i].name, a);
+			cachepin_occupants__page_name(name, sizeof(name), p->funcs[i].name, a);
 			if (!(c = cachepin_profile_add_func(p, name, p->funcs[i].object)))
 				return -ENOMEM;
 			pf = &p->funcs[i];	/* the array may have moved */
